@@ -1,0 +1,58 @@
+// Error: the one error value of Strata, carried by Result<T>.
+//
+// Expected failures (bad input, I/O errors, a missing key) travel as values;
+// programmer errors are caught by STRATA_CHECK (see check.h) and abort. No
+// exception crosses a module boundary. The server maps Errc to Kafka error
+// codes in one place at its edge.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace strata {
+
+enum class Errc {
+  kOk = 0,
+  // Generic.
+  kInvalidArgument,  // a caller passed a value outside the allowed range
+  kNotFound,
+  kAlreadyExists,
+  kIoError,    // the operating system refused an operation; message has errno text
+  kCorruption, // stored bytes failed a check
+  kShutdown,   // the component is stopping and takes no more work
+  kInternal,
+  // Record batches (engine/record_batch.h).
+  kCorruptMessage,       // CRC mismatch
+  kInvalidRecord,        // counts, deltas or lengths inconsistent
+  kUnsupportedMagic,     // magic other than 2
+  kMessageTooLarge,      // batch over max.message.bytes
+  kTruncatedBatch,       // fewer bytes than the header promises
+  kControlBatchRejected, // a client sent a control batch
+  // Logs.
+  kOffsetOutOfRange,
+  kLogFailed,  // a write failed; the log rejects appends until it recovered
+  // Configuration.
+  kInvalidConfig,
+};
+
+// Name of the error code, e.g. "OffsetOutOfRange".
+std::string_view errc_name(Errc code);
+
+class Error {
+ public:
+  Error(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  Errc code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // "<Name>: <message>"
+  std::string to_string() const;
+
+  // An I/O error from errno value `err` while doing `what`.
+  static Error io(int err, std::string_view what);
+
+ private:
+  Errc code_;
+  std::string message_;
+};
+
+}  // namespace strata

@@ -1,0 +1,70 @@
+// SharedBytes: a reference-counted byte buffer and views into it.
+//
+// A produce request's batches are appended to the log without being copied:
+// the log holds a SharedBytes slice of the request buffer until the write
+// completes. Slices share ownership of the whole allocation. The contents are
+// mutable (the broker stamps offsets into batch headers) but the size is not.
+//
+// Thread-safety: the reference count is atomic; the bytes themselves are not
+// synchronized.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "base/check.h"
+
+namespace strata {
+
+class SharedBytes {
+ public:
+  SharedBytes() = default;
+
+  static SharedBytes allocate(size_t size) {
+    SharedBytes b;
+    if (size == 0) return b;
+    b.owner_ = std::shared_ptr<std::byte[]>(new std::byte[size]);
+    b.data_ = b.owner_.get();
+    b.size_ = size;
+    return b;
+  }
+
+  static SharedBytes copy_of(std::span<const std::byte> src) {
+    SharedBytes b = allocate(src.size());
+    if (!src.empty()) std::memcpy(b.data_, src.data(), src.size());
+    return b;
+  }
+
+  static SharedBytes copy_of(std::string_view s) {
+    return copy_of(std::as_bytes(std::span<const char>(s.data(), s.size())));
+  }
+
+  // A view of [offset, offset + length) sharing this buffer's allocation.
+  SharedBytes slice(size_t offset, size_t length) const {
+    STRATA_CHECK(offset <= size_ && length <= size_ - offset, "slice {}+{} of {} bytes", offset,
+                 length, size_);
+    SharedBytes b;
+    b.owner_ = owner_;
+    b.data_ = data_ + offset;
+    b.size_ = length;
+    return b;
+  }
+
+  std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::span<std::byte> span() const { return {data_, size_}; }
+  std::string_view as_string_view() const {
+    return {reinterpret_cast<const char*>(data_), size_};
+  }
+
+ private:
+  std::shared_ptr<std::byte[]> owner_;
+  std::byte* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace strata

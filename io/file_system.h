@@ -1,0 +1,77 @@
+// File and FileSystem: the file layer every stored byte goes through.
+//
+// The engine never calls the OS directly; it is handed a FileSystem, so tests
+// can substitute FaultFileSystem (drops unsynced data, fails the Nth call).
+// Asynchronous operations complete on the thread of the shard that owns the
+// file (through its io_uring Ring); blocking operations are for start-up,
+// recovery and tools.
+//
+// Thread-safety: a File is used by one shard at a time. FileSystem methods
+// that do not take a callback are thread-safe.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace strata::io {
+
+class File {
+ public:
+  using IoDone = std::function<void(Result<size_t>)>;
+  using SyncDone = std::function<void(Status)>;
+
+  virtual ~File() = default;
+
+  // Writes the buffers back to back at `pos`. May complete with fewer bytes
+  // than asked; the caller continues. `iov` and its buffers must stay valid
+  // until `done` runs.
+  virtual void write_at(uint64_t pos, std::span<const iovec> iov, IoDone done) = 0;
+  // Reads up to buf.size() bytes at `pos`; fewer at end of file.
+  virtual void read_at(uint64_t pos, std::span<std::byte> buf, IoDone done) = 0;
+  // Completes when every write that completed before the call is durable.
+  // For a directory handle: when its entries (creations, renames) are.
+  virtual void sync(SyncDone done) = 0;
+
+  // Blocking counterparts.
+  virtual Result<size_t> pread(uint64_t pos, std::span<std::byte> buf) = 0;
+  virtual Status pwrite(uint64_t pos, std::span<const std::byte> data) = 0;
+  virtual Status sync_now() = 0;
+  virtual Status truncate(uint64_t size) = 0;
+  virtual Result<uint64_t> size() = 0;
+
+  virtual const std::filesystem::path& path() const = 0;
+};
+
+enum class OpenMode {
+  kCreateNew,     // fail if it exists
+  kOpenExisting,  // fail if it does not exist
+  kOpenOrCreate,
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  virtual Result<std::unique_ptr<File>> open(const std::filesystem::path& path, OpenMode mode) = 0;
+  // A handle on a directory, used to sync its entries.
+  virtual Result<std::unique_ptr<File>> open_dir(const std::filesystem::path& path) = 0;
+  virtual Status remove(const std::filesystem::path& path) = 0;
+  virtual Status remove_all(const std::filesystem::path& path) = 0;
+  virtual Status rename(const std::filesystem::path& from, const std::filesystem::path& to) = 0;
+  // Creates the directory and its missing parents.
+  virtual Status create_dirs(const std::filesystem::path& path) = 0;
+  // Names of the entries of a directory, unsorted.
+  virtual Result<std::vector<std::string>> list(const std::filesystem::path& dir) = 0;
+  virtual Result<bool> exists(const std::filesystem::path& path) = 0;
+};
+
+}  // namespace strata::io
