@@ -53,6 +53,14 @@ class SharedBytes {
     return b;
   }
 
+  // Grows this view over `next` when `next` starts right where this view
+  // ends inside the same allocation. Returns whether it did.
+  bool try_extend(const SharedBytes& next) {
+    if (owner_ != next.owner_ || data_ + size_ != next.data_) return false;
+    size_ += next.size_;
+    return true;
+  }
+
   std::byte* data() const { return data_; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }

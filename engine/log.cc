@@ -1,0 +1,447 @@
+#include "engine/log.h"
+
+#include <climits>
+
+#include <boost/asio/post.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace strata::engine {
+
+// An append whose offsets are assigned and whose bytes wait to be written.
+struct Log::PendingAppend {
+  SharedBytes batch;
+  BatchHeader header;  // as stamped
+  std::shared_ptr<Segment> segment;
+  uint64_t position = 0;
+  AppendCallback done;
+};
+
+// One writev of consecutive appends into one segment.
+struct Log::WriteOp {
+  std::shared_ptr<Segment> segment;
+  uint64_t position = 0;
+  uint64_t length = 0;
+  uint64_t written = 0;
+  std::vector<iovec> iov;
+  std::vector<PendingAppend> appends;
+  bool done = false;
+  std::optional<Error> error;
+};
+
+Log::Log(const LogOptions& options) : options_(options) {}
+
+Log::~Log() { *alive_ = false; }
+
+Result<std::unique_ptr<Log>> Log::open(const LogOptions& options) {
+  STRATA_CHECK(options.fs && options.index && options.clock && options.io,
+               "LogOptions for {} lacks a dependency", options.dir.string());
+  std::unique_ptr<Log> log(new Log(options));
+  STRATA_TRY(log->recover());
+  return log;
+}
+
+void Log::post(std::function<void()> fn) {
+  boost::asio::post(*options_.io, [alive = alive_, fn = std::move(fn)] {
+    if (*alive) fn();
+  });
+}
+
+std::shared_ptr<Segment> Log::segment_for(Offset offset) const {
+  auto it = segments_.upper_bound(offset);
+  if (it == segments_.begin()) return nullptr;
+  return std::prev(it)->second;
+}
+
+std::shared_ptr<Segment> Log::segment_after(Offset base) const {
+  auto it = segments_.upper_bound(base);
+  return it == segments_.end() ? nullptr : it->second;
+}
+
+uint64_t Log::size_bytes() const {
+  uint64_t total = 0;
+  for (const auto& [base, seg] : segments_) total += seg->size;
+  return total;
+}
+
+std::vector<Offset> Log::segment_bases() const {
+  std::vector<Offset> out;
+  for (const auto& [base, seg] : segments_) out.push_back(base);
+  return out;
+}
+
+Status Log::open_new_segment(Offset base) {
+  auto path = options_.dir / segment_file_name(base);
+  STRATA_ASSIGN_OR_RETURN(auto file, options_.fs->open(path, io::OpenMode::kCreateNew));
+  auto seg = std::make_shared<Segment>();
+  seg->base = base;
+  seg->file = std::move(file);
+  seg->next_offset = base;
+  seg->max_timestamp_through = applied_.max_timestamp;
+  seg->created_ms = options_.clock->now_ms();
+  segments_[base] = std::move(seg);
+  active_assigned_ = 0;
+  dir_dirty_ = true;
+  return ok_status();
+}
+
+bool Log::should_roll(const Segment& active, size_t batch_bytes) const {
+  if (active_assigned_ == 0) return false;
+  if (active_assigned_ + batch_bytes > static_cast<uint64_t>(options_.config.segment_bytes)) {
+    return true;
+  }
+  return options_.clock->now_ms() - active.created_ms >= options_.config.segment_ms;
+}
+
+Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallback done) {
+  if (closing_) return Error(Errc::kShutdown, "log is closing");
+  if (fatal_) return Error(Errc::kLogFailed, fatal_->message());
+  if (failing_) return Error(Errc::kLogFailed, "an earlier write failed; retry");
+  BatchLimits limits;
+  limits.max_batch_bytes = static_cast<size_t>(options_.config.max_message_bytes);
+  limits.allow_control = options.allow_control;
+  limits.require_zero_base_offset = options.from_client;
+  STRATA_ASSIGN_OR_RETURN(BatchHeader header, validate_batch(batch.span(), limits));
+
+  auto active = segments_.rbegin()->second;
+  if (should_roll(*active, batch.size())) {
+    STRATA_TRY(open_new_segment(next_offset_));
+    active = segments_.rbegin()->second;
+    // Sync the closed segment in the background so the recovery point moves
+    // past it and a crash never rescans more than the active segment.
+    flush_waiters_.push_back(FlushWaiter{next_offset_, [](Status) {}});
+    maybe_start_sync();
+  }
+  set_base_offset(batch.data(), next_offset_);
+  set_leader_epoch(batch.data(), options.leader_epoch);
+  header.base_offset = next_offset_;
+  header.leader_epoch = options.leader_epoch;
+  if (options_.config.timestamp_type == TimestampType::kLogAppendTime && !header.control()) {
+    TimestampMs now = options_.clock->now_ms();
+    set_log_append_time(batch.span(), now);
+    header = read_batch_header(batch.data());
+  }
+  pending_.push_back(PendingAppend{std::move(batch), header, active, active_assigned_,
+                                   std::move(done)});
+  active_assigned_ += header.total_size();
+  next_offset_ = header.next_offset();
+  schedule_dispatch();
+  return ok_status();
+}
+
+void Log::schedule_dispatch() {
+  if (dispatch_scheduled_) return;
+  dispatch_scheduled_ = true;
+  post([this] { dispatch(); });
+}
+
+void Log::dispatch() {
+  dispatch_scheduled_ = false;
+  if (pending_.empty()) return;
+  if (failing_) {
+    // Everything queued after a failed write is rolled back with it.
+    after_failed_writes();
+    return;
+  }
+  constexpr size_t kMaxIov = IOV_MAX;
+  size_t i = 0;
+  while (i < pending_.size()) {
+    auto op = std::make_shared<WriteOp>();
+    op->segment = pending_[i].segment;
+    op->position = pending_[i].position;
+    while (i < pending_.size() && pending_[i].segment == op->segment &&
+           op->appends.size() < kMaxIov) {
+      auto& a = pending_[i];
+      op->iov.push_back(iovec{a.batch.data(), a.batch.size()});
+      op->length += a.batch.size();
+      op->appends.push_back(std::move(a));
+      ++i;
+    }
+    writes_.push_back(op);
+    op->segment->file->write_at(op->position, op->iov,
+                                [this, op, alive = alive_](Result<size_t> r) {
+                                  if (*alive) on_write_done(op, std::move(r));
+                                });
+  }
+  pending_.clear();
+}
+
+void Log::on_write_done(const std::shared_ptr<WriteOp>& op, Result<size_t> result) {
+  if (result.ok() && *result == 0 && op->written < op->length) {
+    result = Error(Errc::kIoError, fmt::format("write to {} made no progress",
+                                               op->segment->file->path().string()));
+  }
+  if (!result.ok()) {
+    spdlog::error("partition {}: {}", options_.uid, result.error().to_string());
+    op->error = std::move(result).error();
+    op->done = true;
+    failing_ = true;
+    commit_completed();
+    return;
+  }
+  op->written += *result;
+  if (op->written < op->length) {
+    // A short write: continue with the rest.
+    size_t skip = *result;
+    auto it = op->iov.begin();
+    while (skip > 0 && skip >= it->iov_len) {
+      skip -= it->iov_len;
+      ++it;
+    }
+    op->iov.erase(op->iov.begin(), it);
+    op->iov.front().iov_base = static_cast<std::byte*>(op->iov.front().iov_base) + skip;
+    op->iov.front().iov_len -= skip;
+    op->segment->file->write_at(op->position + op->written, op->iov,
+                                [this, op, alive = alive_](Result<size_t> r) {
+                                  if (*alive) on_write_done(op, std::move(r));
+                                });
+    return;
+  }
+  op->done = true;
+  commit_completed();
+}
+
+bool Log::track_entry(const Segment& seg, uint64_t position, const BatchHeader& h,
+                      index::IndexStore::Update& update) {
+  bool add = position == 0 ||
+             applied_.bytes_since_entry >= static_cast<uint64_t>(options_.config.index_interval_bytes);
+  if (add) {
+    index::IndexEntry e{h.base_offset, seg.base, FilePos(position), applied_.max_timestamp};
+    update.add(e);
+    last_entry_ = e;
+    applied_.bytes_since_entry = 0;
+  }
+  applied_.bytes_since_entry += h.total_size();
+  applied_.max_timestamp = std::max(applied_.max_timestamp, h.max_timestamp);
+  applied_.next_offset = h.next_offset();
+  applied_.segment = seg.base;
+  applied_.position = FilePos(position + h.total_size());
+  return add;
+}
+
+void Log::commit_completed() {
+  index::IndexStore::Update update(options_.uid);
+  std::vector<std::pair<AppendCallback, Result<AppendResult>>> results;
+  while (!writes_.empty() && writes_.front()->done) {
+    auto op = std::move(writes_.front());
+    writes_.pop_front();
+    if (op->error) rolling_back_ = true;
+    for (auto& a : op->appends) {
+      if (rolling_back_) {
+        results.emplace_back(std::move(a.done),
+                             Error(Errc::kLogFailed,
+                                   op->error ? op->error->message() : "an earlier write failed"));
+        continue;
+      }
+      auto& seg = *a.segment;
+      track_entry(seg, a.position, a.header, update);
+      seg.size = a.position + a.header.total_size();
+      seg.next_offset = a.header.next_offset();
+      seg.max_timestamp_through = applied_.max_timestamp;
+      end_offset_ = a.header.next_offset();
+      TimestampMs lat = a.header.log_append_time() ? a.header.max_timestamp : -1;
+      results.emplace_back(std::move(a.done),
+                           AppendResult{a.header.base_offset, a.header.last_offset(), lat});
+    }
+  }
+  if (!results.empty() && !update.empty()) {
+    update.set_applied(applied_);
+    if (auto st = options_.index->write(update); !st) {
+      // The index is derived data: a lost entry only makes lookups scan
+      // further, and recovery rebuilds it from the log.
+      spdlog::error("partition {}: index write failed: {}", options_.uid, st.error().to_string());
+    }
+  }
+  if (writes_.empty() && failing_) after_failed_writes();
+  for (auto& [done, result] : results) done(std::move(result));
+  maybe_start_sync();
+  finish_close_if_idle();
+}
+
+void Log::after_failed_writes() {
+  // Every write after the last committed batch failed or was abandoned: cut
+  // the files back to what readers have seen, forget segments created for
+  // the abandoned appends, and take appends again.
+  for (auto it = segments_.begin(); it != segments_.end();) {
+    auto& seg = it->second;
+    if (seg->base > end_offset_) {
+      auto path = seg->file->path();
+      seg->file.reset();
+      if (auto st = options_.fs->remove(path); !st) {
+        spdlog::error("partition {}: {}", options_.uid, st.error().to_string());
+      }
+      it = segments_.erase(it);
+      continue;
+    }
+    if (auto st = seg->file->truncate(seg->size); !st) {
+      spdlog::error("partition {}: {}", options_.uid, st.error().to_string());
+    }
+    ++it;
+  }
+  std::vector<AppendCallback> abandoned;
+  for (auto& a : pending_) abandoned.push_back(std::move(a.done));
+  pending_.clear();
+  active_assigned_ = segments_.rbegin()->second->size;
+  next_offset_ = end_offset_;
+  failing_ = false;
+  rolling_back_ = false;
+  for (auto& w : flush_waiters_) w.target = std::min(w.target, end_offset_);
+  for (auto& done : abandoned) done(Error(Errc::kLogFailed, "an earlier write failed"));
+}
+
+void Log::flush(FlushCallback done) {
+  if (fatal_) {
+    post([done = std::move(done), err = *fatal_] { done(err); });
+    return;
+  }
+  if (next_offset_ <= durable_offset_) {
+    post([done = std::move(done)] { done(ok_status()); });
+    return;
+  }
+  flush_waiters_.push_back(FlushWaiter{next_offset_, std::move(done)});
+  maybe_start_sync();
+}
+
+void Log::maybe_start_sync() {
+  if (sync_in_flight_ || flush_waiters_.empty() || fatal_) return;
+  if (end_offset_ <= durable_offset_) {
+    // Waiters whose batches were rolled back are satisfied by what exists.
+    while (!flush_waiters_.empty() && flush_waiters_.front().target <= durable_offset_) {
+      auto w = std::move(flush_waiters_.front());
+      flush_waiters_.pop_front();
+      w.done(ok_status());
+    }
+    return;
+  }
+  sync_in_flight_ = true;
+  struct SyncState {
+    Offset target;
+    index::LogPoint point;
+    std::vector<std::pair<std::shared_ptr<Segment>, uint64_t>> segments;
+    bool dir = false;
+    size_t remaining = 0;
+    std::optional<Error> error;
+  };
+  auto state = std::make_shared<SyncState>();
+  state->target = end_offset_;
+  state->point = applied_;
+  for (auto& [base, seg] : segments_) {
+    if (seg->synced_size < seg->size) state->segments.emplace_back(seg, seg->size);
+  }
+  state->dir = dir_dirty_;
+  dir_dirty_ = false;
+  state->remaining = state->segments.size() + (state->dir ? 1 : 0);
+
+  auto finish = [this, state] {
+    sync_in_flight_ = false;
+    if (state->error) {
+      // After a failed fsync the page cache no longer tells what is on disk;
+      // the only safe course is to stop writing until the log is reopened.
+      spdlog::error("partition {}: sync failed, log stops taking writes: {}", options_.uid,
+                    state->error->to_string());
+      fatal_ = state->error;
+      auto waiters = std::move(flush_waiters_);
+      flush_waiters_.clear();
+      for (auto& w : waiters) w.done(*state->error);
+      finish_close_if_idle();
+      return;
+    }
+    ++fsyncs_;
+    durable_offset_ = state->target;
+    for (auto& [seg, size] : state->segments) seg->synced_size = std::max(seg->synced_size, size);
+    if (auto st = options_.index->set_recovery_point(options_.uid, state->point); !st) {
+      spdlog::error("partition {}: {}", options_.uid, st.error().to_string());
+    }
+    std::vector<FlushCallback> ready;
+    while (!flush_waiters_.empty() && flush_waiters_.front().target <= durable_offset_) {
+      ready.push_back(std::move(flush_waiters_.front().done));
+      flush_waiters_.pop_front();
+    }
+    for (auto& done : ready) done(ok_status());
+    maybe_start_sync();
+    finish_close_if_idle();
+  };
+  if (state->remaining == 0) {
+    post(finish);
+    return;
+  }
+  auto one_done = [this, state, finish, alive = alive_](Status st) {
+    if (!*alive) return;
+    if (!st && !state->error) state->error = std::move(st).error();
+    if (--state->remaining == 0) finish();
+  };
+  for (auto& [seg, size] : state->segments) {
+    seg->file->sync([seg = seg, one_done](Status st) { one_done(std::move(st)); });
+  }
+  if (state->dir) {
+    dir_handle_->sync([dir = dir_handle_, one_done](Status st) { one_done(std::move(st)); });
+  }
+}
+
+Result<size_t> Log::enforce_retention() {
+  const auto& cfg = options_.config;
+  if (!cfg.cleanup_delete) return size_t{0};
+  TimestampMs now = options_.clock->now_ms();
+  uint64_t total = size_bytes();
+  std::vector<std::shared_ptr<Segment>> doomed;
+  // Never the active segment: it is the last one.
+  for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {
+    const auto& seg = it->second;
+    bool expired = cfg.retention_ms >= 0 && seg->max_timestamp_through < now - cfg.retention_ms;
+    bool oversize = cfg.retention_bytes >= 0 &&
+                    total - seg->size >= static_cast<uint64_t>(cfg.retention_bytes);
+    if (!expired && !oversize) break;
+    doomed.push_back(seg);
+    total -= seg->size;
+  }
+  if (doomed.empty()) return size_t{0};
+  for (const auto& seg : doomed) segments_.erase(seg->base);
+  Offset new_start = segments_.begin()->first;
+  start_offset_ = std::max(start_offset_, new_start);
+  if (last_entry_ && last_entry_->offset < start_offset_) last_entry_.reset();
+  STRATA_TRY(options_.index->drop_before(options_.uid, start_offset_));
+  for (const auto& seg : doomed) {
+    STRATA_TRY(options_.fs->remove(seg->file->path()));
+    spdlog::info("partition {}: retention deleted segment {} ({} bytes)", options_.uid, seg->base,
+                 seg->size);
+  }
+  dir_dirty_ = true;
+  return doomed.size();
+}
+
+void Log::close(FlushCallback done) {
+  closing_ = true;
+  close_done_ = std::move(done);
+  if (!pending_.empty()) schedule_dispatch();
+  // Once everything is written and synced, finish_close_if_idle completes it.
+  flush_waiters_.push_back(FlushWaiter{next_offset_, [](Status) {}});
+  maybe_start_sync();
+  finish_close_if_idle();
+}
+
+void Log::read_done() {
+  --reads_in_flight_;
+  finish_close_if_idle();
+}
+
+void Log::finish_close_if_idle() {
+  if (!close_done_) return;
+  if (!pending_.empty() || !writes_.empty() || sync_in_flight_ || !flush_waiters_.empty() ||
+      reads_in_flight_ > 0 || dispatch_scheduled_) {
+    return;
+  }
+  auto done = std::move(*close_done_);
+  close_done_.reset();
+  Status st = ok_status();
+  if (fatal_) {
+    st = *fatal_;
+  } else {
+    index::IndexStore::Update update(options_.uid);
+    update.set_applied(applied_);
+    if (auto w = options_.index->write(update); !w) st = w;
+    if (auto w = options_.index->set_recovery_point(options_.uid, applied_); !w && st.ok()) st = w;
+  }
+  post([done = std::move(done), st] { done(st); });
+}
+
+}  // namespace strata::engine

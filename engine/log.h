@@ -1,0 +1,212 @@
+// Log: one partition's log — its segments, the append pipeline, group-commit
+// flush, reads by offset and by time, retention, and crash recovery at open.
+//
+//   auto log = Log::open(options).value();          // recovers if needed
+//   Status st = log->append(batch, {.leader_epoch = e}, [](Result<AppendResult> r) {...});
+//   log->flush([](Status st) { /* everything appended before is durable */ });
+//   log->read(Offset(42), 1 << 20, [](Result<ReadResult> r) {...});
+//
+// Appends are validated, stamped with their offsets and written through the
+// shard's io_uring ring; appends made while one handler runs are gathered
+// into one writev. Readers see a batch only once its write completed (the
+// log end offset moves then). A flush completes when every batch appended
+// before it is on disk; flushes that wait together share one fdatasync.
+//
+// Thread-safety: a Log belongs to one shard; every call and callback runs on
+// that shard's thread. Callbacks never run inside the call that registers
+// them. The Log must outlive its operations: close() waits for them.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "base/clock.h"
+#include "base/ids.h"
+#include "base/result.h"
+#include "base/shared_bytes.h"
+#include "engine/record_batch.h"
+#include "engine/segment.h"
+#include "engine/topic_config.h"
+#include "index/index_store.h"
+#include "io/file_system.h"
+
+namespace strata::engine {
+
+struct LogOptions {
+  PartitionUid uid;
+  std::filesystem::path dir;  // <data>/<topic>-<partition>
+  TopicConfig config;
+  io::FileSystem* fs = nullptr;
+  index::IndexStore* index = nullptr;
+  const Clock* clock = nullptr;
+  boost::asio::io_context* io = nullptr;
+  // The data directory was shut down cleanly: trust the index markers and
+  // skip the validating scan when they agree with the files.
+  bool clean_start = false;
+};
+
+struct AppendOptions {
+  LeaderEpoch leader_epoch{0};
+  bool allow_control = false;           // broker-written control batches
+  bool from_client = true;              // require baseOffset 0
+};
+
+struct AppendResult {
+  Offset base_offset;
+  Offset last_offset;
+  TimestampMs log_append_time = -1;  // -1 unless the topic uses LogAppendTime
+};
+
+struct ReadResult {
+  // Whole batches in offset order; adjacent batches read together share one
+  // slice. Empty when reading at the log end.
+  std::vector<SharedBytes> slices;
+  size_t bytes = 0;
+  Offset log_end_offset;
+};
+
+struct TimestampLookup {
+  Offset offset;
+  TimestampMs timestamp;
+};
+
+// What recovery found and did at open (for logs and tests).
+struct RecoveryReport {
+  bool scanned = false;            // false when the clean-start markers were trusted
+  uint64_t bytes_scanned = 0;
+  uint64_t batches_scanned = 0;
+  uint64_t bytes_truncated = 0;    // cut from the segment where the defect was
+  uint64_t segments_removed = 0;   // whole segments after the defect
+  std::optional<Error> defect;
+};
+
+class Log {
+ public:
+  using AppendCallback = std::function<void(Result<AppendResult>)>;
+  using FlushCallback = std::function<void(Status)>;
+  using ReadCallback = std::function<void(Result<ReadResult>)>;
+  using TimestampCallback = std::function<void(Result<std::optional<TimestampLookup>>)>;
+
+  // Opens (creating if needed) the partition directory and recovers it.
+  static Result<std::unique_ptr<Log>> open(const LogOptions& options);
+  ~Log();
+  Log(const Log&) = delete;
+  Log& operator=(const Log&) = delete;
+
+  // Validates `batch` (see validate_batch), assigns its offsets and queues
+  // the write. A batch that fails validation is refused here and never
+  // reaches the disk; `done` runs only for accepted batches. `batch` is
+  // modified in place (offsets, epoch, LogAppendTime).
+  Status append(SharedBytes batch, const AppendOptions& options, AppendCallback done);
+
+  // Completes once every batch appended before the call is durable.
+  void flush(FlushCallback done);
+
+  // Whole batches starting with the one holding `offset`, up to `max_bytes`
+  // (at least one batch). kOffsetOutOfRange below the log start or beyond
+  // the log end; empty at the log end.
+  void read(Offset offset, size_t max_bytes, ReadCallback done);
+
+  // The first record whose timestamp is >= `ts`, or nullopt if none.
+  void offset_for_timestamp(TimestampMs ts, TimestampCallback done);
+
+  // Deletes the closed segments that retention.ms or retention.bytes expire.
+  // Returns the number of segments deleted.
+  Result<size_t> enforce_retention();
+
+  // Stops taking work, waits for operations in flight, makes everything
+  // durable and records it in the index. The Log may then be destroyed.
+  void close(FlushCallback done);
+
+  // Applies a new configuration (limits take effect for later appends).
+  void set_config(const TopicConfig& config) { options_.config = config; }
+
+  Offset log_start_offset() const { return start_offset_; }
+  Offset log_end_offset() const { return end_offset_; }  // committed; readers see below it
+  Offset durable_offset() const { return durable_offset_; }
+  uint64_t size_bytes() const;
+  size_t segment_count() const { return segments_.size(); }
+  std::vector<Offset> segment_bases() const;
+  const RecoveryReport& recovery() const { return recovery_; }
+  const TopicConfig& config() const { return options_.config; }
+  PartitionUid uid() const { return options_.uid; }
+  uint64_t fsync_count() const { return fsyncs_; }
+
+  // For readers inside engine/: the segment holding `offset` (the last one
+  // whose base is <= offset), and the segment after the one based at `base`.
+  std::shared_ptr<Segment> segment_for(Offset offset) const;
+  std::shared_ptr<Segment> segment_after(Offset base) const;
+
+ private:
+  struct PendingAppend;
+  struct WriteOp;
+  struct FlushWaiter {
+    Offset target;
+    FlushCallback done;
+  };
+
+  explicit Log(const LogOptions& options);
+  Status recover();
+  Status open_new_segment(Offset base);
+  bool should_roll(const Segment& active, size_t batch_bytes) const;
+  void schedule_dispatch();
+  void dispatch();
+  void on_write_done(const std::shared_ptr<WriteOp>& op, Result<size_t> result);
+  void commit_completed();
+  void after_failed_writes();
+  void maybe_start_sync();
+  void finish_close_if_idle();
+  // Advances applied_ over a batch at `position` of `seg`, adding an index
+  // entry to `update` when one is due. Returns whether it added one.
+  bool track_entry(const Segment& seg, uint64_t position, const BatchHeader& h,
+                   index::IndexStore::Update& update);
+  void post(std::function<void()> fn);
+
+  // Where reading for `offset` should start in `seg`: an index entry's
+  // position, or 0.
+  uint64_t start_position(const Segment& seg, Offset offset) const;
+  void read_done();
+
+  LogOptions options_;
+  std::map<Offset, std::shared_ptr<Segment>> segments_;
+  uint64_t active_assigned_ = 0;  // bytes of the active segment given to appends
+  std::shared_ptr<io::File> dir_handle_;
+  bool dir_dirty_ = false;
+
+  Offset start_offset_{0};
+  Offset next_offset_{0};     // next offset to assign
+  Offset end_offset_{0};      // committed
+  Offset durable_offset_{0};  // synced
+
+  // Index state at end_offset_.
+  index::LogPoint applied_;
+  std::optional<index::IndexEntry> last_entry_;
+
+  std::vector<PendingAppend> pending_;
+  bool dispatch_scheduled_ = false;
+  std::deque<std::shared_ptr<WriteOp>> writes_;  // in flight, in offset order
+  bool failing_ = false;   // a write failed; refuse appends until the in-flight ones drain
+  bool rolling_back_ = false;  // commit reached a failed write: fail everything after it
+  std::optional<Error> fatal_;  // a sync failed: the log refuses appends until reopened
+
+  std::deque<FlushWaiter> flush_waiters_;
+  bool sync_in_flight_ = false;
+  uint64_t fsyncs_ = 0;
+
+  size_t reads_in_flight_ = 0;
+  bool closing_ = false;
+  std::optional<FlushCallback> close_done_;
+
+  RecoveryReport recovery_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace strata::engine

@@ -1,0 +1,247 @@
+// Log::recover: opening a partition directory after a clean or unclean stop.
+//
+// The scan starts at the earlier of the index's applied marker and its
+// recovery point (everything before the recovery point was fdatasync'ed),
+// validates every batch from there (length, magic, CRC, offsets moving
+// forward), re-derives the index entries, and cuts the log at the first torn
+// or corrupt byte: the rest of that segment and every later segment go, and
+// so do index entries past the new end. A clean start trusts the markers
+// when they match the files and scans nothing.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "engine/log.h"
+#include "engine/segment_scanner.h"
+
+namespace strata::engine {
+namespace {
+
+constexpr size_t kEntriesPerIndexWrite = 1024;
+
+}  // namespace
+
+Status Log::recover() {
+  auto& fs = *options_.fs;
+  auto& idx = *options_.index;
+  const PartitionUid uid = options_.uid;
+  const auto& dir = options_.dir;
+
+  STRATA_TRY(fs.create_dirs(dir));
+  STRATA_ASSIGN_OR_RETURN(auto dir_file, fs.open_dir(dir));
+  dir_handle_ = std::move(dir_file);
+  STRATA_ASSIGN_OR_RETURN(auto names, fs.list(dir));
+  std::vector<Offset> bases;
+  for (const auto& name : names) {
+    if (auto base = parse_segment_file_name(name)) {
+      bases.push_back(*base);
+    } else {
+      spdlog::warn("partition {}: ignoring unknown file {}", uid, (dir / name).string());
+    }
+  }
+  std::sort(bases.begin(), bases.end());
+  TimestampMs now = options_.clock->now_ms();
+
+  if (bases.empty()) {
+    // A new partition, or one whose files are gone: whatever the index still
+    // holds for this uid describes another history.
+    STRATA_TRY(idx.drop_partition(uid));
+    applied_ = index::LogPoint{Offset(0), Offset(0), FilePos(0), index::kNoTimestamp, 0};
+    STRATA_TRY(open_new_segment(Offset(0)));
+    index::IndexStore::Update update(uid);
+    update.set_applied(applied_);
+    STRATA_TRY(idx.write(update));
+    STRATA_TRY(dir_handle_->sync_now());
+    dir_dirty_ = false;
+    return ok_status();
+  }
+
+  for (Offset base : bases) {
+    auto seg = std::make_shared<Segment>();
+    seg->base = base;
+    STRATA_ASSIGN_OR_RETURN(seg->file,
+                            fs.open(dir / segment_file_name(base), io::OpenMode::kOpenExisting));
+    STRATA_ASSIGN_OR_RETURN(seg->size, seg->file->size());
+    seg->synced_size = seg->size;
+    seg->next_offset = base;
+    seg->created_ms = now;
+    segments_[base] = std::move(seg);
+  }
+
+  // Where to start scanning.
+  STRATA_ASSIGN_OR_RETURN(auto applied, idx.applied(uid));
+  STRATA_ASSIGN_OR_RETURN(auto rp, idx.recovery_point(uid));
+  auto usable = [&](const std::optional<index::LogPoint>& p) {
+    if (!p) return false;
+    auto it = segments_.find(p->segment);
+    return it != segments_.end() && p->position.value() <= it->second->size &&
+           p->next_offset >= p->segment;
+  };
+  const auto& last = *segments_.rbegin()->second;
+  bool trusted = options_.clean_start && usable(applied) && applied->segment == last.base &&
+                 applied->position.value() == last.size;
+  std::optional<index::LogPoint> start;
+  if (trusted) {
+    start = applied;
+  } else if (usable(applied) && usable(rp)) {
+    start = applied->next_offset <= rp->next_offset ? applied : rp;
+  }
+  // Closed segments before the start need their running max timestamp, which
+  // the first index entry of the following segment holds.
+  if (start) {
+    for (auto it = segments_.begin(); it != segments_.end() && it->first < start->segment; ++it) {
+      auto next = std::next(it);
+      STRATA_ASSIGN_OR_RETURN(auto e, idx.offset_floor(uid, next->first));
+      if (!e || e->offset != next->first || e->segment != next->first) {
+        start.reset();
+        trusted = false;
+        break;
+      }
+      it->second->max_timestamp_through = e->max_timestamp_before;
+      it->second->next_offset = next->first;
+    }
+  }
+  if (!start) {
+    trusted = false;
+    const auto& first = *segments_.begin()->second;
+    start = index::LogPoint{first.base, first.base, FilePos(0), index::kNoTimestamp, 0};
+  }
+  applied_ = *start;
+  recovery_.scanned = !trusted;
+
+  // Scan forward from the start, re-deriving index entries.
+  index::IndexStore::Update update(uid);
+  size_t entries_in_update = 0;
+  std::optional<Offset> cut_segment;  // the segment where a defect was found
+  uint64_t cut_position = 0;
+  for (auto it = segments_.find(start->segment); it != segments_.end(); ++it) {
+    auto& seg = *it->second;
+    uint64_t pos = seg.base == start->segment ? start->position.value() : 0;
+    if (pos == 0 && seg.base < applied_.next_offset && it != segments_.begin()) {
+      recovery_.defect = Error(Errc::kCorruption,
+                               fmt::format("segment {} overlaps the offsets before it (next "
+                                           "offset {})",
+                                           seg.base, applied_.next_offset));
+      cut_segment = seg.base;
+      cut_position = 0;
+      break;
+    }
+    if (pos == 0) applied_.next_offset = std::max(applied_.next_offset, seg.base);
+    SegmentScanner scanner(*seg.file, pos, seg.size, /*verify_crc=*/!trusted);
+    std::optional<Error> defect;
+    uint64_t valid_end = 0;
+    while (true) {
+      STRATA_ASSIGN_OR_RETURN(auto batch, scanner.next());
+      if (!batch) break;
+      if (batch->header.base_offset < applied_.next_offset) {
+        defect = Error(Errc::kCorruption,
+                       fmt::format("batch at position {} of segment {} has offset {} below the "
+                                   "expected {}",
+                                   batch->position, seg.base, batch->header.base_offset,
+                                   applied_.next_offset));
+        valid_end = batch->position;
+        break;
+      }
+      recovery_.bytes_scanned += batch->bytes.size();
+      ++recovery_.batches_scanned;
+      if (track_entry(seg, batch->position, batch->header, update) &&
+          ++entries_in_update >= kEntriesPerIndexWrite) {
+        update.set_applied(applied_);
+        STRATA_TRY(idx.write(update));
+        update = index::IndexStore::Update(uid);
+        entries_in_update = 0;
+      }
+    }
+    if (!defect && scanner.defect()) {
+      defect = scanner.defect();
+      valid_end = scanner.position();
+    }
+    if (defect) {
+      recovery_.defect = std::move(defect);
+      cut_segment = seg.base;
+      cut_position = valid_end;
+      break;
+    }
+    seg.next_offset = applied_.next_offset;
+    seg.max_timestamp_through = applied_.max_timestamp;
+  }
+
+  if (cut_segment) {
+    auto it = segments_.find(*cut_segment);
+    auto& seg = *it->second;
+    recovery_.bytes_truncated = seg.size - cut_position;
+    for (auto later = std::next(it); later != segments_.end();) {
+      recovery_.bytes_truncated += later->second->size;
+      ++recovery_.segments_removed;
+      auto path = later->second->file->path();
+      later->second->file.reset();
+      STRATA_TRY(fs.remove(path));
+      later = segments_.erase(later);
+    }
+    STRATA_TRY(seg.file->truncate(cut_position));
+    STRATA_TRY(seg.file->sync_now());
+    STRATA_TRY(dir_handle_->sync_now());
+    seg.size = cut_position;
+    seg.synced_size = cut_position;
+    seg.next_offset = applied_.next_offset;
+    seg.max_timestamp_through = applied_.max_timestamp;
+    spdlog::warn(
+        "partition {}: recovery cut the log at offset {}: {} bytes from position {} of segment "
+        "{} and {} later segment(s): {}",
+        uid, applied_.next_offset, recovery_.bytes_truncated, cut_position, seg.base,
+        recovery_.segments_removed, recovery_.defect->to_string());
+  }
+
+  // An empty last segment that starts beyond the end (its predecessor lost
+  // its tail) cannot take the next append.
+  while (segments_.size() > 1) {
+    auto& tail = *segments_.rbegin()->second;
+    if (tail.size != 0 || tail.base == applied_.next_offset) break;
+    auto path = tail.file->path();
+    tail.file.reset();
+    STRATA_TRY(fs.remove(path));
+    segments_.erase(std::prev(segments_.end()));
+    ++recovery_.segments_removed;
+  }
+  if (segments_.rbegin()->second->size == 0) {
+    segments_.rbegin()->second->next_offset = applied_.next_offset;
+    if (segments_.rbegin()->first != applied_.next_offset) {
+      // The only segment is empty but named for another offset.
+      auto path = segments_.rbegin()->second->file->path();
+      segments_.clear();
+      STRATA_TRY(fs.remove(path));
+      STRATA_TRY(open_new_segment(applied_.next_offset));
+    }
+  }
+
+  if (!update.empty()) {
+    update.set_applied(applied_);
+    STRATA_TRY(idx.write(update));
+  }
+  // Entries and markers beyond the end describe bytes that are gone.
+  STRATA_TRY(idx.truncate(uid, applied_.next_offset, applied_));
+  if (!trusted) {
+    // What was scanned may so far be only in the page cache of a process that
+    // crashed; make it durable before calling it the recovery point.
+    for (auto& [base, seg] : segments_) {
+      if (base >= start->segment) STRATA_TRY(seg->file->sync_now());
+    }
+    STRATA_TRY(dir_handle_->sync_now());
+    STRATA_TRY(idx.set_recovery_point(uid, applied_));
+  }
+  dir_dirty_ = false;
+
+  // Restore the cache of the last index entry for tail reads.
+  STRATA_ASSIGN_OR_RETURN(last_entry_, idx.offset_floor(uid, Offset::max()));
+
+  start_offset_ = segments_.begin()->first;
+  next_offset_ = end_offset_ = durable_offset_ = applied_.next_offset;
+  active_assigned_ = segments_.rbegin()->second->size;
+  if (recovery_.scanned) {
+    spdlog::info("partition {}: recovered {} batches ({} bytes) in {}; log {}..{}", uid,
+                 recovery_.batches_scanned, recovery_.bytes_scanned, dir.string(), start_offset_,
+                 end_offset_);
+  }
+  return ok_status();
+}
+
+}  // namespace strata::engine

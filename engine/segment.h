@@ -1,0 +1,43 @@
+// Segment: one file of a partition log, holding whole record batches back to
+// back, named by the base offset of its first batch
+// (`00000000000000000000.log`). Only a log's last segment is written.
+//
+// The in-memory record tracks how far the file is committed (bytes readers
+// may see), how far it is durable, and what the index needs to know about
+// its end. Readers hold a shared_ptr, so retention can drop a segment from
+// its log while a read of it is still in flight.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/ids.h"
+#include "index/index_store.h"
+#include "io/file_system.h"
+
+namespace strata::engine {
+
+inline constexpr std::string_view kSegmentSuffix = ".log";
+
+// "00000000000000000042.log" for base offset 42.
+std::string segment_file_name(Offset base);
+// The base offset of a segment file name, or nullopt for other names.
+std::optional<Offset> parse_segment_file_name(std::string_view name);
+
+struct Segment {
+  Offset base;
+  std::unique_ptr<io::File> file;
+  uint64_t size = 0;         // committed bytes: what readers see
+  uint64_t synced_size = 0;  // bytes known durable
+  Offset next_offset;        // offset after the last committed batch
+  // Largest record timestamp of this segment and every earlier one, i.e. the
+  // index's max_timestamp_before of the batch after this segment's end.
+  TimestampMs max_timestamp_through = index::kNoTimestamp;
+  int64_t created_ms = 0;  // when this process started writing it (segment.ms)
+};
+
+}  // namespace strata::engine

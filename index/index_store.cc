@@ -1,0 +1,319 @@
+#include "index/index_store.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/slice.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <fmt/format.h>
+
+#include "index/key_codec.h"
+
+namespace strata::index {
+namespace {
+
+constexpr char kApplied = 'A';
+constexpr char kRecoveryPoint = 'R';
+constexpr size_t kLogPointSize = 40;
+
+Error db_error(const rocksdb::Status& s, std::string_view what) {
+  return Error(Errc::kIoError, fmt::format("index store {}: {}", what, s.ToString()));
+}
+
+rocksdb::Slice slice(const std::string& s) { return rocksdb::Slice(s.data(), s.size()); }
+
+std::string encode_offset_value(const IndexEntry& e) {
+  std::string v;
+  keys::append_u64(v, keys::flip(e.segment.value()));
+  keys::append_u64(v, e.position.value());
+  keys::append_u64(v, keys::flip(e.max_timestamp_before));
+  return v;
+}
+
+std::string encode_time_value(const IndexEntry& e) {
+  std::string v;
+  keys::append_u64(v, keys::flip(e.segment.value()));
+  keys::append_u64(v, e.position.value());
+  return v;
+}
+
+Result<IndexEntry> decode_offset_entry(rocksdb::Slice key, rocksdb::Slice value) {
+  if (key.size() != 16 || value.size() != 24) {
+    return Error(Errc::kCorruption, "offset index entry of the wrong size");
+  }
+  std::string_view k(key.data(), key.size()), v(value.data(), value.size());
+  return IndexEntry{Offset(keys::unflip(keys::read_u64(k, 8))),
+                    Offset(keys::unflip(keys::read_u64(v, 0))), FilePos(keys::read_u64(v, 8)),
+                    keys::unflip(keys::read_u64(v, 16))};
+}
+
+Result<IndexEntry> decode_time_entry(rocksdb::Slice key, rocksdb::Slice value) {
+  if (key.size() != 24 || value.size() != 16) {
+    return Error(Errc::kCorruption, "time index entry of the wrong size");
+  }
+  std::string_view k(key.data(), key.size()), v(value.data(), value.size());
+  return IndexEntry{Offset(keys::unflip(keys::read_u64(k, 16))),
+                    Offset(keys::unflip(keys::read_u64(v, 0))), FilePos(keys::read_u64(v, 8)),
+                    keys::unflip(keys::read_u64(k, 8))};
+}
+
+std::string encode_point(const LogPoint& p) {
+  std::string v;
+  keys::append_u64(v, keys::flip(p.next_offset.value()));
+  keys::append_u64(v, keys::flip(p.segment.value()));
+  keys::append_u64(v, p.position.value());
+  keys::append_u64(v, keys::flip(p.max_timestamp));
+  keys::append_u64(v, p.bytes_since_entry);
+  return v;
+}
+
+Result<LogPoint> decode_point(std::string_view v) {
+  if (v.size() != kLogPointSize) return Error(Errc::kCorruption, "log marker of the wrong size");
+  return LogPoint{Offset(keys::unflip(keys::read_u64(v, 0))),
+                  Offset(keys::unflip(keys::read_u64(v, 8))), FilePos(keys::read_u64(v, 16)),
+                  keys::unflip(keys::read_u64(v, 24)), keys::read_u64(v, 32)};
+}
+
+bool has_prefix(rocksdb::Slice key, const std::string& prefix) {
+  return key.size() >= prefix.size() && std::memcmp(key.data(), prefix.data(), prefix.size()) == 0;
+}
+
+}  // namespace
+
+IndexStore::Update::Update(PartitionUid uid) : uid_(uid) {}
+IndexStore::Update::~Update() = default;
+IndexStore::Update::Update(Update&&) noexcept = default;
+IndexStore::Update& IndexStore::Update::operator=(Update&&) noexcept = default;
+void IndexStore::Update::add(const IndexEntry& entry) { entries_.push_back(entry); }
+void IndexStore::Update::set_applied(const LogPoint& point) { applied_ = point; }
+bool IndexStore::Update::empty() const { return entries_.empty() && !applied_; }
+
+Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path& dir,
+                                                     const Options& options) {
+  std::unique_ptr<IndexStore> store(new IndexStore());
+  store->options_ = options;
+
+  rocksdb::Options db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.avoid_flush_during_shutdown = !options.flush_on_close;
+  db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  db_options.keep_log_file_num = 2;
+  db_options.max_background_jobs = 2;
+  // Flush every column family together so that, after a crash, the entries
+  // and the marker that covers them come back from the same point in time.
+  db_options.atomic_flush = true;
+
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  rocksdb::ColumnFamilyOptions cf_options;
+  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
+      {rocksdb::kDefaultColumnFamilyName, cf_options},
+      {"offset_index", cf_options},
+      {"time_index", cf_options},
+      {"applied", cf_options},
+  };
+  rocksdb::DB* db = nullptr;
+  auto s = rocksdb::DB::Open(db_options, dir.string(), cfs, &store->handles_, &db);
+  if (!s.ok()) return db_error(s, "open " + dir.string());
+  store->db_.reset(db);
+  store->offset_cf_ = store->handles_[1];
+  store->time_cf_ = store->handles_[2];
+  store->applied_cf_ = store->handles_[3];
+  return store;
+}
+
+IndexStore::~IndexStore() {
+  if (!db_) return;
+  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
+  db_->Close();
+}
+
+Status IndexStore::put_marker(rocksdb::WriteBatch& wb, PartitionUid uid, char kind,
+                              const LogPoint& point) {
+  auto s = wb.Put(applied_cf_, slice(keys::marker_key(uid, kind)), slice(encode_point(point)));
+  if (!s.ok()) return db_error(s, "batch");
+  return ok_status();
+}
+
+Status IndexStore::write(const Update& update) {
+  rocksdb::WriteBatch wb;
+  for (const auto& e : update.entries_) {
+    wb.Put(offset_cf_, slice(keys::offset_key(update.uid_, e.offset)), slice(encode_offset_value(e)));
+    wb.Put(time_cf_, slice(keys::time_key(update.uid_, e.max_timestamp_before, e.offset)),
+           slice(encode_time_value(e)));
+  }
+  if (update.applied_) STRATA_TRY(put_marker(wb, update.uid_, kApplied, *update.applied_));
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  auto s = db_->Write(wo, &wb);
+  if (!s.ok()) return db_error(s, "write");
+  return ok_status();
+}
+
+Result<std::optional<IndexEntry>> IndexStore::offset_floor(PartitionUid uid, Offset offset) const {
+  std::string lower = keys::prefix(uid);
+  rocksdb::Slice lower_slice(lower);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lower_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, offset_cf_));
+  it->SeekForPrev(slice(keys::offset_key(uid, offset)));
+  if (!it->Valid()) {
+    if (!it->status().ok()) return db_error(it->status(), "seek");
+    return std::optional<IndexEntry>();
+  }
+  STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_offset_entry(it->key(), it->value()));
+  return std::optional<IndexEntry>(e);
+}
+
+Result<std::optional<IndexEntry>> IndexStore::time_floor(PartitionUid uid, TimestampMs ts) const {
+  if (ts == kNoTimestamp) return std::optional<IndexEntry>();
+  std::string lower = keys::prefix(uid);
+  rocksdb::Slice lower_slice(lower);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lower_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, time_cf_));
+  it->SeekForPrev(slice(keys::time_key(uid, ts - 1, Offset::max())));
+  if (!it->Valid()) {
+    if (!it->status().ok()) return db_error(it->status(), "seek");
+    return std::optional<IndexEntry>();
+  }
+  STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_time_entry(it->key(), it->value()));
+  return std::optional<IndexEntry>(e);
+}
+
+Result<std::vector<IndexEntry>> IndexStore::offset_entries(PartitionUid uid) const {
+  std::vector<IndexEntry> out;
+  std::string prefix = keys::prefix(uid);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), offset_cf_));
+  for (it->Seek(slice(prefix)); it->Valid() && has_prefix(it->key(), prefix); it->Next()) {
+    STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_offset_entry(it->key(), it->value()));
+    out.push_back(e);
+  }
+  if (!it->status().ok()) return db_error(it->status(), "scan");
+  return out;
+}
+
+Result<std::vector<IndexEntry>> IndexStore::time_entries(PartitionUid uid) const {
+  std::vector<IndexEntry> out;
+  std::string prefix = keys::prefix(uid);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), time_cf_));
+  for (it->Seek(slice(prefix)); it->Valid() && has_prefix(it->key(), prefix); it->Next()) {
+    STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_time_entry(it->key(), it->value()));
+    out.push_back(e);
+  }
+  if (!it->status().ok()) return db_error(it->status(), "scan");
+  return out;
+}
+
+Result<std::optional<LogPoint>> IndexStore::get_marker(PartitionUid uid, char kind) const {
+  std::string value;
+  auto s = db_->Get(rocksdb::ReadOptions(), applied_cf_, slice(keys::marker_key(uid, kind)), &value);
+  if (s.IsNotFound()) return std::optional<LogPoint>();
+  if (!s.ok()) return db_error(s, "get");
+  STRATA_ASSIGN_OR_RETURN(LogPoint p, decode_point(value));
+  return std::optional<LogPoint>(p);
+}
+
+Result<std::optional<LogPoint>> IndexStore::applied(PartitionUid uid) const {
+  return get_marker(uid, kApplied);
+}
+
+Result<std::optional<LogPoint>> IndexStore::recovery_point(PartitionUid uid) const {
+  return get_marker(uid, kRecoveryPoint);
+}
+
+Status IndexStore::set_recovery_point(PartitionUid uid, const LogPoint& point) {
+  rocksdb::WriteBatch wb;
+  STRATA_TRY(put_marker(wb, uid, kRecoveryPoint, point));
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  auto s = db_->Write(wo, &wb);
+  if (!s.ok()) return db_error(s, "write");
+  return ok_status();
+}
+
+Status IndexStore::delete_time_entries(rocksdb::WriteBatch& wb, PartitionUid uid, Offset bound,
+                                       bool at_or_after) const {
+  // Time-index keys are ordered by (max ts before, offset); because the max
+  // never decreases along the log they are in offset order too, so the
+  // entries to drop are a run at one end of the partition's key range.
+  std::string prefix = keys::prefix(uid);
+  std::string upper = keys::prefix_end(uid);
+  rocksdb::Slice upper_slice(upper), lower_slice(prefix);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lower_slice;
+  ro.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, time_cf_));
+  if (at_or_after) {
+    for (it->SeekToLast(); it->Valid(); it->Prev()) {
+      STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_time_entry(it->key(), it->value()));
+      if (e.offset < bound) break;
+      wb.Delete(time_cf_, it->key());
+    }
+  } else {
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_time_entry(it->key(), it->value()));
+      if (e.offset >= bound) break;
+      wb.Delete(time_cf_, it->key());
+    }
+  }
+  if (!it->status().ok()) return db_error(it->status(), "scan");
+  return ok_status();
+}
+
+Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point) {
+  rocksdb::WriteBatch wb;
+  STRATA_TRY(put_marker(wb, uid, kApplied, point));
+  wb.DeleteRange(offset_cf_, slice(keys::offset_key(uid, from)), slice(keys::prefix_end(uid)));
+  STRATA_TRY(delete_time_entries(wb, uid, from, true));
+  STRATA_ASSIGN_OR_RETURN(auto rp, get_marker(uid, kRecoveryPoint));
+  if (rp && rp->next_offset > point.next_offset) {
+    STRATA_TRY(put_marker(wb, uid, kRecoveryPoint, point));
+  }
+  // Unlike the other writes this one goes through the WAL and is synced: new
+  // appends will reuse the truncated offsets, and a crash must not bring the
+  // old entries and markers back to point into the new data.
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  auto s = db_->Write(wo, &wb);
+  if (!s.ok()) return db_error(s, "truncate");
+  return ok_status();
+}
+
+Status IndexStore::drop_before(PartitionUid uid, Offset before) {
+  rocksdb::WriteBatch wb;
+  wb.DeleteRange(offset_cf_, slice(keys::prefix(uid)), slice(keys::offset_key(uid, before)));
+  STRATA_TRY(delete_time_entries(wb, uid, before, false));
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  auto s = db_->Write(wo, &wb);
+  if (!s.ok()) return db_error(s, "drop");
+  return ok_status();
+}
+
+Status IndexStore::drop_partition(PartitionUid uid) {
+  rocksdb::WriteBatch wb;
+  for (auto* cf : {offset_cf_, time_cf_, applied_cf_}) {
+    wb.DeleteRange(cf, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  auto s = db_->Write(wo, &wb);
+  if (!s.ok()) return db_error(s, "drop partition");
+  return ok_status();
+}
+
+Status IndexStore::flush() {
+  rocksdb::FlushOptions fo;
+  fo.wait = true;
+  auto s = db_->Flush(fo, {offset_cf_, time_cf_, applied_cf_});
+  if (!s.ok()) return db_error(s, "flush");
+  return ok_status();
+}
+
+}  // namespace strata::index

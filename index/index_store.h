@@ -1,0 +1,141 @@
+// IndexStore: the broker's RocksDB database, one per data directory.
+//
+// This issue's column families:
+//   offset_index  (partition uid, offset) -> (segment, position, max ts before)
+//   time_index    (partition uid, max ts before, offset) -> (segment, position)
+//   applied       (partition uid, kind) -> marker of what the index covers
+// Keys are big-endian so key order is numeric order. Both indexes hold the
+// same sparse entries: one per index.interval.bytes appended and one at the
+// first batch of every segment. An entry says "the batch at `offset` starts
+// at `position` of `segment`, and every record before it has a timestamp of
+// at most `max_timestamp_before`" — which makes the time index monotonic
+// even when record timestamps are not (as Kafka's time index is).
+//
+// The logs are the source of truth and the index is derived from them, so
+// these writes skip RocksDB's WAL: after a crash the applied marker (written
+// in the same WriteBatch as the entries it covers) tells recovery where to
+// resume, and deleting the directory makes the logs rebuild it.
+//
+// Thread-safety: all methods may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/result.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+class WriteBatch;
+}  // namespace rocksdb
+
+namespace strata::index {
+
+// "No record before this one": sorts below every real timestamp.
+inline constexpr TimestampMs kNoTimestamp = INT64_MIN;
+
+struct IndexEntry {
+  Offset offset;            // base offset of the batch the entry points at
+  Offset segment;           // base offset of the segment holding that batch
+  FilePos position;         // byte position of the batch in the segment
+  TimestampMs max_timestamp_before = kNoTimestamp;
+
+  bool operator==(const IndexEntry&) const = default;
+};
+
+// A position in a partition's log together with the index state there; the
+// applied marker and the recovery point are both of this shape.
+struct LogPoint {
+  Offset next_offset;   // first offset not covered
+  Offset segment;       // segment where next_offset will start
+  FilePos position;     // its byte position in that segment
+  TimestampMs max_timestamp = kNoTimestamp;  // largest timestamp below next_offset
+  uint64_t bytes_since_entry = 0;            // bytes since the last index entry
+
+  bool operator==(const LogPoint&) const = default;
+};
+
+class IndexStore {
+ public:
+  struct Options {
+    // Flush the memtables when closing. A test turns this off to simulate a
+    // crash that loses every index write not yet in an SST file.
+    bool flush_on_close = true;
+    size_t block_cache_bytes = 64 << 20;
+  };
+
+  static Result<std::unique_ptr<IndexStore>> open(const std::filesystem::path& dir,
+                                                  const Options& options);
+  static Result<std::unique_ptr<IndexStore>> open(const std::filesystem::path& dir) {
+    return open(dir, Options{});
+  }
+  ~IndexStore();
+  IndexStore(const IndexStore&) = delete;
+  IndexStore& operator=(const IndexStore&) = delete;
+
+  // Index entries and the applied marker of one partition, written together.
+  class Update {
+   public:
+    explicit Update(PartitionUid uid);
+    ~Update();
+    Update(Update&&) noexcept;
+    Update& operator=(Update&&) noexcept;
+    void add(const IndexEntry& entry);
+    void set_applied(const LogPoint& point);
+    bool empty() const;
+
+   private:
+    friend class IndexStore;
+    PartitionUid uid_;
+    std::vector<IndexEntry> entries_;
+    std::optional<LogPoint> applied_;
+  };
+
+  Status write(const Update& update);
+
+  // The entry with the largest offset <= `offset`.
+  Result<std::optional<IndexEntry>> offset_floor(PartitionUid uid, Offset offset) const;
+  // The entry with the largest offset whose max_timestamp_before < `ts`:
+  // every record before it is older than `ts`, so a search for the first
+  // record at or after `ts` can start there.
+  Result<std::optional<IndexEntry>> time_floor(PartitionUid uid, TimestampMs ts) const;
+  // All offset-index entries of a partition in offset order (tests, tools).
+  Result<std::vector<IndexEntry>> offset_entries(PartitionUid uid) const;
+  Result<std::vector<IndexEntry>> time_entries(PartitionUid uid) const;
+
+  Result<std::optional<LogPoint>> applied(PartitionUid uid) const;
+  // The recovery point: everything before it was synced to disk.
+  Result<std::optional<LogPoint>> recovery_point(PartitionUid uid) const;
+  Status set_recovery_point(PartitionUid uid, const LogPoint& point);
+
+  // Removes the entries with offset >= `from`, sets the applied marker to
+  // `point` and caps the recovery point at it. Durable when it returns.
+  Status truncate(PartitionUid uid, Offset from, const LogPoint& point);
+  // Removes the entries with offset < `before` (retention).
+  Status drop_before(PartitionUid uid, Offset before);
+  // Removes everything of a partition. Durable when it returns.
+  Status drop_partition(PartitionUid uid);
+
+  // Persists the memtables (clean shutdown).
+  Status flush();
+
+ private:
+  IndexStore() = default;
+  Status put_marker(rocksdb::WriteBatch& wb, PartitionUid uid, char kind, const LogPoint& point);
+  Result<std::optional<LogPoint>> get_marker(PartitionUid uid, char kind) const;
+  Status delete_time_entries(rocksdb::WriteBatch& wb, PartitionUid uid, Offset from, bool at_or_after) const;
+
+  Options options_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  rocksdb::ColumnFamilyHandle* offset_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* time_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* applied_cf_ = nullptr;
+};
+
+}  // namespace strata::index
