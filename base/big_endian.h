@@ -25,7 +25,7 @@ constexpr U byteswap(U v) {
 }
 
 template <typename T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 inline T load(const std::byte* p) {
   using U = std::make_unsigned_t<T>;
   U v;
@@ -37,7 +37,7 @@ inline T load(const std::byte* p) {
 }
 
 template <typename T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 inline void store(std::byte* p, T value) {
   using U = std::make_unsigned_t<T>;
   U v = static_cast<U>(value);

@@ -9,14 +9,15 @@
 #include <fmt/format.h>
 
 namespace strata::internal {
-[[noreturn]] void check_failed(const char* file, int line, const char* cond, const std::string& msg);
+[[noreturn]] void check_failed(const char* file, int line, const char* cond,
+                               const std::string& msg);
 }  // namespace strata::internal
 
-#define STRATA_CHECK(cond, ...)                                                          \
-  do {                                                                                   \
-    if (__builtin_expect(!(cond), 0)) {                                                  \
+#define STRATA_CHECK(cond, ...)                                                              \
+  do {                                                                                       \
+    if (__builtin_expect(!(cond), 0)) {                                                      \
       ::strata::internal::check_failed(__FILE__, __LINE__, #cond, fmt::format(__VA_ARGS__)); \
-    }                                                                                    \
+    }                                                                                        \
   } while (false)
 
 #ifdef NDEBUG

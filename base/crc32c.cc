@@ -17,11 +17,13 @@ constexpr std::array<std::array<uint32_t, 256>, 8> make_tables() {
   std::array<std::array<uint32_t, 256>, 8> t{};
   for (uint32_t b = 0; b < 256; ++b) {
     uint32_t c = b;
-    for (int i = 0; i < 8; ++i) c = (c & 1) ? (c >> 1) ^ kPoly : c >> 1;
+    for (int i = 0; i < 8; ++i)
+      c = (c & 1) ? (c >> 1) ^ kPoly : c >> 1;
     t[0][b] = c;
   }
   for (uint32_t b = 0; b < 256; ++b) {
-    for (int k = 1; k < 8; ++k) t[k][b] = (t[k - 1][b] >> 8) ^ t[0][t[k - 1][b] & 0xFF];
+    for (int k = 1; k < 8; ++k)
+      t[k][b] = (t[k - 1][b] >> 8) ^ t[0][t[k - 1][b] & 0xFF];
   }
   return t;
 }
@@ -46,7 +48,8 @@ uint32_t extend_portable(uint32_t crc, std::span<const std::byte> data) {
     p += 8;
     n -= 8;
   }
-  while (n-- > 0) c = (c >> 8) ^ kTables[0][(c ^ *p++) & 0xFF];
+  while (n-- > 0)
+    c = (c >> 8) ^ kTables[0][(c ^ *p++) & 0xFF];
   return ~c;
 }
 
@@ -54,7 +57,7 @@ uint32_t extend_portable(uint32_t crc, std::span<const std::byte> data) {
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
 
 __attribute__((target("sse4.2"))) uint32_t extend_sse42(uint32_t crc,
-                                                         std::span<const std::byte> data) {
+                                                        std::span<const std::byte> data) {
   const auto* p = reinterpret_cast<const uint8_t*>(data.data());
   size_t n = data.size();
   uint64_t c = ~crc;
@@ -84,7 +87,8 @@ __attribute__((target("sse4.2"))) uint32_t extend_sse42(uint32_t crc,
     p += 8;
     n -= 8;
   }
-  while (n-- > 0) c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
+  while (n-- > 0)
+    c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
   return ~static_cast<uint32_t>(c);
 }
 
@@ -96,7 +100,9 @@ bool has_sse42() {
 uint32_t extend_sse42(uint32_t crc, std::span<const std::byte> data) {
   return extend_portable(crc, data);
 }
-bool has_sse42() { return false; }
+bool has_sse42() {
+  return false;
+}
 #endif
 
 uint32_t extend(uint32_t crc, std::span<const std::byte> data) {

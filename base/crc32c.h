@@ -14,7 +14,9 @@
 namespace strata::crc32c {
 
 uint32_t extend(uint32_t crc, std::span<const std::byte> data);
-inline uint32_t value(std::span<const std::byte> data) { return extend(0, data); }
+inline uint32_t value(std::span<const std::byte> data) {
+  return extend(0, data);
+}
 
 // The two implementations, exposed so tests can compare them.
 uint32_t extend_portable(uint32_t crc, std::span<const std::byte> data);

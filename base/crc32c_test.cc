@@ -26,7 +26,8 @@ TEST(Crc32c, KnownVectors) {
 TEST(Crc32c, ImplementationsAgreeOnEveryLengthAndAlignment) {
   std::mt19937 rng(7);
   std::vector<std::byte> buf(1100);
-  for (auto& b : buf) b = static_cast<std::byte>(rng());
+  for (auto& b : buf)
+    b = static_cast<std::byte>(rng());
   for (size_t start = 0; start < 9; ++start) {
     for (size_t len = 0; len + start <= buf.size(); len += 13) {
       std::span<const std::byte> s(buf.data() + start, len);

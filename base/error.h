@@ -17,17 +17,17 @@ enum class Errc {
   kInvalidArgument,  // a caller passed a value outside the allowed range
   kNotFound,
   kAlreadyExists,
-  kIoError,    // the operating system refused an operation; message has errno text
-  kCorruption, // stored bytes failed a check
-  kShutdown,   // the component is stopping and takes no more work
+  kIoError,     // the operating system refused an operation; message has errno text
+  kCorruption,  // stored bytes failed a check
+  kShutdown,    // the component is stopping and takes no more work
   kInternal,
   // Record batches (engine/record_batch.h).
-  kCorruptMessage,       // CRC mismatch
-  kInvalidRecord,        // counts, deltas or lengths inconsistent
-  kUnsupportedMagic,     // magic other than 2
-  kMessageTooLarge,      // batch over max.message.bytes
-  kTruncatedBatch,       // fewer bytes than the header promises
-  kControlBatchRejected, // a client sent a control batch
+  kCorruptMessage,        // CRC mismatch
+  kInvalidRecord,         // counts, deltas or lengths inconsistent
+  kUnsupportedMagic,      // magic other than 2
+  kMessageTooLarge,       // batch over max.message.bytes
+  kTruncatedBatch,        // fewer bytes than the header promises
+  kControlBatchRejected,  // a client sent a control batch
   // Logs.
   kOffsetOutOfRange,
   kLogFailed,  // a write failed; the log rejects appends until it recovered

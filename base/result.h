@@ -79,17 +79,19 @@ class [[nodiscard]] Result<void> {
 
 using Status = Result<void>;
 
-inline Status ok_status() { return Status(); }
+inline Status ok_status() {
+  return Status();
+}
 
 }  // namespace strata
 
 // Returns the error of a failed Result from the enclosing function.
-#define STRATA_TRY(expr)                                \
-  do {                                                  \
-    auto&& strata_try_result_ = (expr);                 \
-    if (!strata_try_result_.ok()) {                     \
-      return std::move(strata_try_result_).error();     \
-    }                                                   \
+#define STRATA_TRY(expr)                            \
+  do {                                              \
+    auto&& strata_try_result_ = (expr);             \
+    if (!strata_try_result_.ok()) {                 \
+      return std::move(strata_try_result_).error(); \
+    }                                               \
   } while (false)
 
 #define STRATA_CONCAT_INNER(a, b) a##b

@@ -65,9 +65,7 @@ class SharedBytes {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   std::span<std::byte> span() const { return {data_, size_}; }
-  std::string_view as_string_view() const {
-    return {reinterpret_cast<const char*>(data_), size_};
-  }
+  std::string_view as_string_view() const { return {reinterpret_cast<const char*>(data_), size_}; }
 
  private:
   std::shared_ptr<std::byte[]> owner_;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <ostream>
 
 #include <fmt/format.h>
 
@@ -52,11 +53,18 @@ class StrongInt {
   Rep v_ = 0;
 };
 
+template <typename Tag, typename Rep>
+std::ostream& operator<<(std::ostream& os, StrongInt<Tag, Rep> v) {
+  return os << v.value();
+}
+
 }  // namespace strata
 
 template <typename Tag, typename Rep>
 struct std::hash<strata::StrongInt<Tag, Rep>> {
-  size_t operator()(strata::StrongInt<Tag, Rep> v) const noexcept { return std::hash<Rep>()(v.value()); }
+  size_t operator()(strata::StrongInt<Tag, Rep> v) const noexcept {
+    return std::hash<Rep>()(v.value());
+  }
 };
 
 template <typename Tag, typename Rep>

@@ -31,9 +31,9 @@ void BatchCursor::next(NextCallback done) {
   if (size < static_cast<int64_t>(kBatchHeaderSize) ||
       position_ + static_cast<uint64_t>(size) > limit ||
       be::load<int8_t>(p + batch_field::kMagic) != kMagicV2) {
-    return done(Error(Errc::kCorruption,
-                      fmt::format("segment {} of partition {}: bad batch at position {}",
-                                  segment_->base, log_.uid(), position_)));
+    return done(
+        Error(Errc::kCorruption, fmt::format("segment {} of partition {}: bad batch at position {}",
+                                             segment_->base, log_.uid(), position_)));
   }
   if (position_ + static_cast<uint64_t>(size) > chunk_position_ + chunk_.size()) {
     return read_chunk(static_cast<size_t>(size), std::move(done));
@@ -50,24 +50,26 @@ void BatchCursor::next(NextCallback done) {
 
 void BatchCursor::read_chunk(size_t need, NextCallback done) {
   uint64_t limit = segment_->size;
-  size_t len = static_cast<size_t>(std::min<uint64_t>(std::max(need, chunk_bytes_), limit - position_));
+  size_t len =
+      static_cast<size_t>(std::min<uint64_t>(std::max(need, chunk_bytes_), limit - position_));
   auto buf = SharedBytes::allocate(len);
   auto self = shared_from_this();
   auto segment = segment_;
   uint64_t pos = position_;
-  segment->file->read_at(pos, buf.span(), [self, segment, buf, pos, need,
-                                           done = std::move(done)](Result<size_t> got) mutable {
-    if (!got) return done(std::move(got).error());
-    if (*got < std::min<size_t>(need, buf.size())) {
-      return done(Error(Errc::kCorruption,
-                        fmt::format("segment {} is shorter than its committed size: read {} of "
-                                    "{} bytes at {}",
-                                    segment->base, *got, buf.size(), pos)));
-    }
-    self->chunk_ = buf.slice(0, *got);
-    self->chunk_position_ = pos;
-    self->next(std::move(done));
-  });
+  segment->file->read_at(
+      pos, buf.span(),
+      [self, segment, buf, pos, need, done = std::move(done)](Result<size_t> got) mutable {
+        if (!got) return done(std::move(got).error());
+        if (*got < std::min<size_t>(need, buf.size())) {
+          return done(Error(Errc::kCorruption,
+                            fmt::format("segment {} is shorter than its committed size: read {} of "
+                                        "{} bytes at {}",
+                                        segment->base, *got, buf.size(), pos)));
+        }
+        self->chunk_ = buf.slice(0, *got);
+        self->chunk_position_ = pos;
+        self->next(std::move(done));
+      });
 }
 
 }  // namespace strata::engine

@@ -1,14 +1,13 @@
 #include "engine/compression.h"
 
-#include <lz4frame.h>
-#include <snappy.h>
-#include <zlib.h>
-#include <zstd.h>
-
 #include <array>
 #include <cstring>
 
 #include <fmt/format.h>
+#include <lz4frame.h>
+#include <snappy.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "base/big_endian.h"
 
@@ -63,7 +62,8 @@ Result<std::vector<std::byte>> gunzip(std::span<const std::byte> in, size_t max_
 
 Result<std::vector<std::byte>> gzip(std::span<const std::byte> in) {
   z_stream zs{};
-  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
     return Error(Errc::kInternal, "deflateInit2 failed");
   }
   std::vector<std::byte> out(deflateBound(&zs, static_cast<uLong>(in.size())) + 32);
@@ -219,32 +219,46 @@ Result<std::vector<std::byte>> decompress(Compression codec, std::span<const std
       if (input.size() > max_output) return too_big("uncompressed", max_output);
       return std::vector<std::byte>(input.begin(), input.end());
     }
-    case Compression::kGzip: return gunzip(input, max_output);
-    case Compression::kSnappy: return unsnappy(input, max_output);
-    case Compression::kLz4: return unlz4(input, max_output);
-    case Compression::kZstd: return unzstd(input, max_output);
+    case Compression::kGzip:
+      return gunzip(input, max_output);
+    case Compression::kSnappy:
+      return unsnappy(input, max_output);
+    case Compression::kLz4:
+      return unlz4(input, max_output);
+    case Compression::kZstd:
+      return unzstd(input, max_output);
   }
   return Error(Errc::kInvalidRecord, fmt::format("unknown codec {}", static_cast<int>(codec)));
 }
 
 Result<std::vector<std::byte>> compress(Compression codec, std::span<const std::byte> input) {
   switch (codec) {
-    case Compression::kNone: return std::vector<std::byte>(input.begin(), input.end());
-    case Compression::kGzip: return gzip(input);
-    case Compression::kSnappy: return snappy_xerial(input);
-    case Compression::kLz4: return lz4(input);
-    case Compression::kZstd: return zstd(input);
+    case Compression::kNone:
+      return std::vector<std::byte>(input.begin(), input.end());
+    case Compression::kGzip:
+      return gzip(input);
+    case Compression::kSnappy:
+      return snappy_xerial(input);
+    case Compression::kLz4:
+      return lz4(input);
+    case Compression::kZstd:
+      return zstd(input);
   }
   return Error(Errc::kInvalidArgument, fmt::format("unknown codec {}", static_cast<int>(codec)));
 }
 
 std::string_view compression_name(Compression codec) {
   switch (codec) {
-    case Compression::kNone: return "none";
-    case Compression::kGzip: return "gzip";
-    case Compression::kSnappy: return "snappy";
-    case Compression::kLz4: return "lz4";
-    case Compression::kZstd: return "zstd";
+    case Compression::kNone:
+      return "none";
+    case Compression::kGzip:
+      return "gzip";
+    case Compression::kSnappy:
+      return "snappy";
+    case Compression::kLz4:
+      return "lz4";
+    case Compression::kZstd:
+      return "zstd";
   }
   return "unknown";
 }

@@ -31,7 +31,9 @@ struct Log::WriteOp {
 
 Log::Log(const LogOptions& options) : options_(options) {}
 
-Log::~Log() { *alive_ = false; }
+Log::~Log() {
+  *alive_ = false;
+}
 
 Result<std::unique_ptr<Log>> Log::open(const LogOptions& options) {
   STRATA_CHECK(options.fs && options.index && options.clock && options.io,
@@ -60,13 +62,15 @@ std::shared_ptr<Segment> Log::segment_after(Offset base) const {
 
 uint64_t Log::size_bytes() const {
   uint64_t total = 0;
-  for (const auto& [base, seg] : segments_) total += seg->size;
+  for (const auto& [base, seg] : segments_)
+    total += seg->size;
   return total;
 }
 
 std::vector<Offset> Log::segment_bases() const {
   std::vector<Offset> out;
-  for (const auto& [base, seg] : segments_) out.push_back(base);
+  for (const auto& [base, seg] : segments_)
+    out.push_back(base);
   return out;
 }
 
@@ -121,8 +125,8 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
     set_log_append_time(batch.span(), now);
     header = read_batch_header(batch.data());
   }
-  pending_.push_back(PendingAppend{std::move(batch), header, active, active_assigned_,
-                                   std::move(done)});
+  pending_.push_back(
+      PendingAppend{std::move(batch), header, active, active_assigned_, std::move(done)});
   active_assigned_ += header.total_size();
   next_offset_ = header.next_offset();
   schedule_dispatch();
@@ -144,14 +148,16 @@ void Log::dispatch() {
     return;
   }
   constexpr size_t kMaxIov = IOV_MAX;
+  auto pending = std::move(pending_);
+  pending_.clear();
   size_t i = 0;
-  while (i < pending_.size()) {
+  while (i < pending.size()) {
     auto op = std::make_shared<WriteOp>();
-    op->segment = pending_[i].segment;
-    op->position = pending_[i].position;
-    while (i < pending_.size() && pending_[i].segment == op->segment &&
+    op->segment = pending[i].segment;
+    op->position = pending[i].position;
+    while (i < pending.size() && pending[i].segment == op->segment &&
            op->appends.size() < kMaxIov) {
-      auto& a = pending_[i];
+      auto& a = pending[i];
       op->iov.push_back(iovec{a.batch.data(), a.batch.size()});
       op->length += a.batch.size();
       op->appends.push_back(std::move(a));
@@ -163,13 +169,12 @@ void Log::dispatch() {
                                   if (*alive) on_write_done(op, std::move(r));
                                 });
   }
-  pending_.clear();
 }
 
 void Log::on_write_done(const std::shared_ptr<WriteOp>& op, Result<size_t> result) {
   if (result.ok() && *result == 0 && op->written < op->length) {
-    result = Error(Errc::kIoError, fmt::format("write to {} made no progress",
-                                               op->segment->file->path().string()));
+    result = Error(Errc::kIoError,
+                   fmt::format("write to {} made no progress", op->segment->file->path().string()));
   }
   if (!result.ok()) {
     spdlog::error("partition {}: {}", options_.uid, result.error().to_string());
@@ -203,8 +208,8 @@ void Log::on_write_done(const std::shared_ptr<WriteOp>& op, Result<size_t> resul
 
 bool Log::track_entry(const Segment& seg, uint64_t position, const BatchHeader& h,
                       index::IndexStore::Update& update) {
-  bool add = position == 0 ||
-             applied_.bytes_since_entry >= static_cast<uint64_t>(options_.config.index_interval_bytes);
+  bool add = position == 0 || applied_.bytes_since_entry >=
+                                  static_cast<uint64_t>(options_.config.index_interval_bytes);
   if (add) {
     index::IndexEntry e{h.base_offset, seg.base, FilePos(position), applied_.max_timestamp};
     update.add(e);
@@ -228,9 +233,9 @@ void Log::commit_completed() {
     if (op->error) rolling_back_ = true;
     for (auto& a : op->appends) {
       if (rolling_back_) {
-        results.emplace_back(std::move(a.done),
-                             Error(Errc::kLogFailed,
-                                   op->error ? op->error->message() : "an earlier write failed"));
+        results.emplace_back(
+            std::move(a.done),
+            Error(Errc::kLogFailed, op->error ? op->error->message() : "an earlier write failed"));
         continue;
       }
       auto& seg = *a.segment;
@@ -244,7 +249,7 @@ void Log::commit_completed() {
                            AppendResult{a.header.base_offset, a.header.last_offset(), lat});
     }
   }
-  if (!results.empty() && !update.empty()) {
+  if (!results.empty()) {
     update.set_applied(applied_);
     if (auto st = options_.index->write(update); !st) {
       // The index is derived data: a lost entry only makes lookups scan
@@ -253,7 +258,8 @@ void Log::commit_completed() {
     }
   }
   if (writes_.empty() && failing_) after_failed_writes();
-  for (auto& [done, result] : results) done(std::move(result));
+  for (auto& [done, result] : results)
+    done(std::move(result));
   maybe_start_sync();
   finish_close_if_idle();
 }
@@ -279,14 +285,17 @@ void Log::after_failed_writes() {
     ++it;
   }
   std::vector<AppendCallback> abandoned;
-  for (auto& a : pending_) abandoned.push_back(std::move(a.done));
+  for (auto& a : pending_)
+    abandoned.push_back(std::move(a.done));
   pending_.clear();
   active_assigned_ = segments_.rbegin()->second->size;
   next_offset_ = end_offset_;
   failing_ = false;
   rolling_back_ = false;
-  for (auto& w : flush_waiters_) w.target = std::min(w.target, end_offset_);
-  for (auto& done : abandoned) done(Error(Errc::kLogFailed, "an earlier write failed"));
+  for (auto& w : flush_waiters_)
+    w.target = std::min(w.target, end_offset_);
+  for (auto& done : abandoned)
+    done(Error(Errc::kLogFailed, "an earlier write failed"));
 }
 
 void Log::flush(FlushCallback done) {
@@ -342,13 +351,15 @@ void Log::maybe_start_sync() {
       fatal_ = state->error;
       auto waiters = std::move(flush_waiters_);
       flush_waiters_.clear();
-      for (auto& w : waiters) w.done(*state->error);
+      for (auto& w : waiters)
+        w.done(*state->error);
       finish_close_if_idle();
       return;
     }
     ++fsyncs_;
     durable_offset_ = state->target;
-    for (auto& [seg, size] : state->segments) seg->synced_size = std::max(seg->synced_size, size);
+    for (auto& [seg, size] : state->segments)
+      seg->synced_size = std::max(seg->synced_size, size);
     if (auto st = options_.index->set_recovery_point(options_.uid, state->point); !st) {
       spdlog::error("partition {}: {}", options_.uid, st.error().to_string());
     }
@@ -357,7 +368,8 @@ void Log::maybe_start_sync() {
       ready.push_back(std::move(flush_waiters_.front().done));
       flush_waiters_.pop_front();
     }
-    for (auto& done : ready) done(ok_status());
+    for (auto& done : ready)
+      done(ok_status());
     maybe_start_sync();
     finish_close_if_idle();
   };
@@ -388,14 +400,15 @@ Result<size_t> Log::enforce_retention() {
   for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {
     const auto& seg = it->second;
     bool expired = cfg.retention_ms >= 0 && seg->max_timestamp_through < now - cfg.retention_ms;
-    bool oversize = cfg.retention_bytes >= 0 &&
-                    total - seg->size >= static_cast<uint64_t>(cfg.retention_bytes);
+    bool oversize =
+        cfg.retention_bytes >= 0 && total - seg->size >= static_cast<uint64_t>(cfg.retention_bytes);
     if (!expired && !oversize) break;
     doomed.push_back(seg);
     total -= seg->size;
   }
   if (doomed.empty()) return size_t{0};
-  for (const auto& seg : doomed) segments_.erase(seg->base);
+  for (const auto& seg : doomed)
+    segments_.erase(seg->base);
   Offset new_start = segments_.begin()->first;
   start_offset_ = std::max(start_offset_, new_start);
   if (last_entry_ && last_entry_->offset < start_offset_) last_entry_.reset();

@@ -55,8 +55,8 @@ struct LogOptions {
 
 struct AppendOptions {
   LeaderEpoch leader_epoch{0};
-  bool allow_control = false;           // broker-written control batches
-  bool from_client = true;              // require baseOffset 0
+  bool allow_control = false;  // broker-written control batches
+  bool from_client = true;     // require baseOffset 0
 };
 
 struct AppendResult {
@@ -80,11 +80,11 @@ struct TimestampLookup {
 
 // What recovery found and did at open (for logs and tests).
 struct RecoveryReport {
-  bool scanned = false;            // false when the clean-start markers were trusted
+  bool scanned = false;  // false when the clean-start markers were trusted
   uint64_t bytes_scanned = 0;
   uint64_t batches_scanned = 0;
-  uint64_t bytes_truncated = 0;    // cut from the segment where the defect was
-  uint64_t segments_removed = 0;   // whole segments after the defect
+  uint64_t bytes_truncated = 0;   // cut from the segment where the defect was
+  uint64_t segments_removed = 0;  // whole segments after the defect
   std::optional<Error> defect;
 };
 
@@ -193,8 +193,8 @@ class Log {
   std::vector<PendingAppend> pending_;
   bool dispatch_scheduled_ = false;
   std::deque<std::shared_ptr<WriteOp>> writes_;  // in flight, in offset order
-  bool failing_ = false;   // a write failed; refuse appends until the in-flight ones drain
-  bool rolling_back_ = false;  // commit reached a failed write: fail everything after it
+  bool failing_ = false;        // a write failed; refuse appends until the in-flight ones drain
+  bool rolling_back_ = false;   // commit reached a failed write: fail everything after it
   std::optional<Error> fatal_;  // a sync failed: the log refuses appends until reopened
 
   std::deque<FlushWaiter> flush_waiters_;

@@ -82,7 +82,8 @@ void Log::read(Offset offset, size_t max_bytes, ReadCallback done) {
   auto segment = std::make_shared<Offset>(seg->base);
   walk_batches<ReadResult>(
       BatchCursor::start(*this, seg, pos, chunk),
-      [this, offset, max_bytes, result, segment](const CursorBatch* b) -> std::optional<Result<ReadResult>> {
+      [this, offset, max_bytes, result,
+       segment](const CursorBatch* b) -> std::optional<Result<ReadResult>> {
         auto finish = [&]() -> std::optional<Result<ReadResult>> {
           result->log_end_offset = end_offset_;
           return Result<ReadResult>(std::move(*result));
@@ -161,7 +162,8 @@ void Log::offset_for_timestamp(TimestampMs ts, TimestampCallback done) {
   Offset min_offset = start_offset_;
   walk_batches<std::optional<TimestampLookup>>(
       BatchCursor::start(*this, seg, pos, kMinChunkBytes),
-      [ts, min_offset](const CursorBatch* b) -> std::optional<Result<std::optional<TimestampLookup>>> {
+      [ts,
+       min_offset](const CursorBatch* b) -> std::optional<Result<std::optional<TimestampLookup>>> {
         if (b == nullptr) return Result<std::optional<TimestampLookup>>(std::nullopt);
         if (b->header.last_offset() < min_offset || b->header.max_timestamp < ts) {
           return std::nullopt;

@@ -117,10 +117,10 @@ Status Log::recover() {
     auto& seg = *it->second;
     uint64_t pos = seg.base == start->segment ? start->position.value() : 0;
     if (pos == 0 && seg.base < applied_.next_offset && it != segments_.begin()) {
-      recovery_.defect = Error(Errc::kCorruption,
-                               fmt::format("segment {} overlaps the offsets before it (next "
-                                           "offset {})",
-                                           seg.base, applied_.next_offset));
+      recovery_.defect =
+          Error(Errc::kCorruption, fmt::format("segment {} overlaps the offsets before it (next "
+                                               "offset {})",
+                                               seg.base, applied_.next_offset));
       cut_segment = seg.base;
       cut_position = 0;
       break;

@@ -54,8 +54,8 @@ Result<BatchHeader> check_batch_integrity(std::span<const std::byte> bytes) {
   }
   size_t total = kBatchLogOverhead + static_cast<size_t>(length);
   if (bytes.size() < total) {
-    return Error(Errc::kTruncatedBatch, fmt::format("batch of {} bytes cut off after {} bytes",
-                                                    total, bytes.size()));
+    return Error(Errc::kTruncatedBatch,
+                 fmt::format("batch of {} bytes cut off after {} bytes", total, bytes.size()));
   }
   if (bytes.size() > total) {
     return Error(Errc::kInvalidRecord,
@@ -84,16 +84,17 @@ Result<BatchHeader> validate_batch(std::span<const std::byte> bytes, const Batch
   }
   STRATA_ASSIGN_OR_RETURN(BatchHeader h, check_batch_integrity(bytes));
   if (h.total_size() > limits.max_batch_bytes) {
-    return Error(Errc::kMessageTooLarge, fmt::format("batch of {} bytes is over max.message.bytes {}",
-                                                     h.total_size(), limits.max_batch_bytes));
+    return Error(Errc::kMessageTooLarge,
+                 fmt::format("batch of {} bytes is over max.message.bytes {}", h.total_size(),
+                             limits.max_batch_bytes));
   }
   if (limits.require_zero_base_offset && h.base_offset != Offset(0)) {
     return Error(Errc::kInvalidRecord,
                  fmt::format("batch base offset {} from a client is not 0", h.base_offset));
   }
   if (h.records_count <= 0) {
-    return Error(Errc::kInvalidRecord, fmt::format("record count {} is not positive",
-                                                   h.records_count));
+    return Error(Errc::kInvalidRecord,
+                 fmt::format("record count {} is not positive", h.records_count));
   }
   if (static_cast<int64_t>(h.last_offset_delta) + 1 != h.records_count) {
     return Error(Errc::kInvalidRecord,
@@ -108,18 +109,17 @@ Result<BatchHeader> validate_batch(std::span<const std::byte> bytes, const Batch
                  fmt::format("unknown compression codec {}", static_cast<int>(h.compression())));
   }
   if (h.producer_id >= 0 && h.base_sequence < 0) {
-    return Error(Errc::kInvalidRecord,
-                 fmt::format("producer id {} with negative base sequence {}", h.producer_id,
-                             h.base_sequence));
+    return Error(Errc::kInvalidRecord, fmt::format("producer id {} with negative base sequence {}",
+                                                   h.producer_id, h.base_sequence));
   }
   if (limits.check_records && h.compression() == Compression::kNone) {
     int32_t expected_delta = 0;
-    auto st = for_each_record(bytes.subspan(kBatchHeaderSize), h.records_count,
-                              [&](const RecordView& r) {
-                                if (r.offset_delta != expected_delta) return false;
-                                ++expected_delta;
-                                return true;
-                              });
+    auto st =
+        for_each_record(bytes.subspan(kBatchHeaderSize), h.records_count, [&](const RecordView& r) {
+          if (r.offset_delta != expected_delta) return false;
+          ++expected_delta;
+          return true;
+        });
     STRATA_TRY(st);
     if (expected_delta != h.records_count) {
       return Error(Errc::kInvalidRecord,
@@ -148,14 +148,16 @@ void set_log_append_time(std::span<std::byte> batch, TimestampMs now) {
 namespace {
 
 Result<std::optional<std::span<const std::byte>>> read_nullable_bytes(const std::byte*& p,
-                                                                       const std::byte* end,
-                                                                       const char* what) {
+                                                                      const std::byte* end,
+                                                                      const char* what) {
   auto len = varint::read_zigzag32(p, end);
   if (!len) return Error(Errc::kInvalidRecord, fmt::format("bad {} length varint", what));
-  if (*len < -1) return Error(Errc::kInvalidRecord, fmt::format("negative {} length {}", what, *len));
+  if (*len < -1)
+    return Error(Errc::kInvalidRecord, fmt::format("negative {} length {}", what, *len));
   if (*len == -1) return std::optional<std::span<const std::byte>>();
   if (end - p < *len) {
-    return Error(Errc::kInvalidRecord, fmt::format("{} of {} bytes overruns the record", what, *len));
+    return Error(Errc::kInvalidRecord,
+                 fmt::format("{} of {} bytes overruns the record", what, *len));
   }
   std::span<const std::byte> s(p, static_cast<size_t>(*len));
   p += *len;
@@ -167,11 +169,11 @@ Result<std::optional<std::span<const std::byte>>> read_nullable_bytes(const std:
 Result<RecordView> read_record(const std::byte*& p, const std::byte* end) {
   auto length = varint::read_zigzag32(p, end);
   if (!length) return Error(Errc::kInvalidRecord, "bad record length varint");
-  if (*length < 0) return Error(Errc::kInvalidRecord, fmt::format("negative record length {}", *length));
+  if (*length < 0)
+    return Error(Errc::kInvalidRecord, fmt::format("negative record length {}", *length));
   if (end - p < *length) {
-    return Error(Errc::kInvalidRecord,
-                 fmt::format("record of {} bytes overruns the batch by {}", *length,
-                             *length - (end - p)));
+    return Error(Errc::kInvalidRecord, fmt::format("record of {} bytes overruns the batch by {}",
+                                                   *length, *length - (end - p)));
   }
   const std::byte* rec_end = p + *length;
   RecordView r;
@@ -203,10 +205,9 @@ Result<RecordView> read_record(const std::byte*& p, const std::byte* end) {
   return r;
 }
 
-Status for_each_header(
-    const RecordView& record,
-    const std::function<void(std::span<const std::byte>, std::optional<std::span<const std::byte>>)>&
-        fn) {
+Status for_each_header(const RecordView& record,
+                       const std::function<void(std::span<const std::byte>,
+                                                std::optional<std::span<const std::byte>>)>& fn) {
   const std::byte* p = record.headers.data();
   const std::byte* end = p + record.headers.size();
   for (uint32_t i = 0; i < record.header_count; ++i) {

@@ -19,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "base/big_endian.h"
 #include "base/ids.h"
@@ -93,8 +94,8 @@ inline int64_t peek_batch_size(const std::byte* p) {
 }
 
 struct BatchLimits {
-  size_t max_batch_bytes = 1048588;  // Kafka's max.message.bytes default
-  bool allow_control = false;        // only the broker itself writes control batches
+  size_t max_batch_bytes = 1048588;       // Kafka's max.message.bytes default
+  bool allow_control = false;             // only the broker itself writes control batches
   bool require_zero_base_offset = false;  // clients send 0
   // Walk the records of uncompressed batches (lengths, offset deltas, count).
   bool check_records = true;
@@ -142,16 +143,20 @@ Status for_each_record(std::span<const std::byte> records, int32_t expected_coun
 Result<RecordView> read_record(const std::byte*& p, const std::byte* end);
 
 // Calls fn(key, value) for each header of a record; value may be nullopt.
-Status for_each_header(
-    const RecordView& record,
-    const std::function<void(std::span<const std::byte>, std::optional<std::span<const std::byte>>)>&
-        fn);
+Status for_each_header(const RecordView& record,
+                       const std::function<void(std::span<const std::byte>,
+                                                std::optional<std::span<const std::byte>>)>& fn);
 
 template <typename Fn>
 Status for_each_record(std::span<const std::byte> records, int32_t expected_count, Fn&& fn) {
   const std::byte* p = records.data();
   const std::byte* end = p + records.size();
   for (int32_t i = 0; i < expected_count; ++i) {
+    if (p == end) {
+      return Error(Errc::kInvalidRecord, "batch holds " + std::to_string(i) +
+                                             " records, fewer than its count of " +
+                                             std::to_string(expected_count));
+    }
     STRATA_ASSIGN_OR_RETURN(RecordView r, read_record(p, end));
     if (!fn(r)) return ok_status();
   }

@@ -25,8 +25,8 @@ Result<std::optional<ScannedBatch>> SegmentScanner::next() {
   if (defect_ || pos_ >= end_) return std::optional<ScannedBatch>();
   uint64_t left = end_ - pos_;
   if (left < kBatchHeaderSize) {
-    defect_ = Error(Errc::kTruncatedBatch,
-                    fmt::format("{} stray bytes at position {}", left, pos_));
+    defect_ =
+        Error(Errc::kTruncatedBatch, fmt::format("{} stray bytes at position {}", left, pos_));
     return std::optional<ScannedBatch>();
   }
   STRATA_TRY(fill(pos_, kBatchHeaderSize));
@@ -41,9 +41,9 @@ Result<std::optional<ScannedBatch>> SegmentScanner::next() {
     return std::optional<ScannedBatch>();
   }
   if (static_cast<uint64_t>(size) > left) {
-    defect_ = Error(Errc::kTruncatedBatch,
-                    fmt::format("batch at position {} of {} bytes is cut off after {}", pos_,
-                                size, left));
+    defect_ = Error(
+        Errc::kTruncatedBatch,
+        fmt::format("batch at position {} of {} bytes is cut off after {}", pos_, size, left));
     return std::optional<ScannedBatch>();
   }
   STRATA_TRY(fill(pos_, static_cast<size_t>(size)));

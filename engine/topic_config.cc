@@ -46,8 +46,10 @@ Setting integer(std::string_view name, std::string_view type, std::string_view d
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  while (!s.empty() && s.front() == ' ')
+    s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ')
+    s.remove_suffix(1);
   return s;
 }
 
@@ -113,7 +115,8 @@ const std::vector<Setting>& settings() {
        [](const TopicConfig& c) -> std::string {
          return c.timestamp_type == TimestampType::kCreateTime ? "CreateTime" : "LogAppendTime";
        }},
-      integer("retention.bytes", "long", "bytes kept per partition before old segments go; -1 = no limit",
+      integer("retention.bytes", "long",
+              "bytes kept per partition before old segments go; -1 = no limit",
               &TopicConfig::retention_bytes, -1),
       integer("retention.ms", "long", "age after which closed segments are deleted; -1 = forever",
               &TopicConfig::retention_ms, -1),
@@ -137,20 +140,23 @@ Status TopicConfig::set(std::string_view name, std::string_view value) {
 Result<TopicConfig> TopicConfig::from_map(const std::map<std::string, std::string>& overrides,
                                           const TopicConfig& base) {
   TopicConfig c = base;
-  for (const auto& [k, v] : overrides) STRATA_TRY(c.set(k, v));
+  for (const auto& [k, v] : overrides)
+    STRATA_TRY(c.set(k, v));
   return c;
 }
 
 std::map<std::string, std::string> TopicConfig::to_map() const {
   std::map<std::string, std::string> out;
-  for (const auto& s : settings()) out.emplace(std::string(s.def.name), s.get(*this));
+  for (const auto& s : settings())
+    out.emplace(std::string(s.def.name), s.get(*this));
   return out;
 }
 
 const std::vector<ConfigDefinition>& topic_config_definitions() {
   static const std::vector<ConfigDefinition> defs = [] {
     std::vector<ConfigDefinition> d;
-    for (const auto& s : settings()) d.push_back(s.def);
+    for (const auto& s : settings())
+      d.push_back(s.def);
     return d;
   }();
   return defs;

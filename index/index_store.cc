@@ -1,13 +1,12 @@
 #include "index/index_store.h"
 
+#include <fmt/format.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
-
-#include <fmt/format.h>
 
 #include "index/key_codec.h"
 
@@ -22,7 +21,9 @@ Error db_error(const rocksdb::Status& s, std::string_view what) {
   return Error(Errc::kIoError, fmt::format("index store {}: {}", what, s.ToString()));
 }
 
-rocksdb::Slice slice(const std::string& s) { return rocksdb::Slice(s.data(), s.size()); }
+rocksdb::Slice slice(const std::string& s) {
+  return rocksdb::Slice(s.data(), s.size());
+}
 
 std::string encode_offset_value(const IndexEntry& e) {
   std::string v;
@@ -86,9 +87,15 @@ IndexStore::Update::Update(PartitionUid uid) : uid_(uid) {}
 IndexStore::Update::~Update() = default;
 IndexStore::Update::Update(Update&&) noexcept = default;
 IndexStore::Update& IndexStore::Update::operator=(Update&&) noexcept = default;
-void IndexStore::Update::add(const IndexEntry& entry) { entries_.push_back(entry); }
-void IndexStore::Update::set_applied(const LogPoint& point) { applied_ = point; }
-bool IndexStore::Update::empty() const { return entries_.empty() && !applied_; }
+void IndexStore::Update::add(const IndexEntry& entry) {
+  entries_.push_back(entry);
+}
+void IndexStore::Update::set_applied(const LogPoint& point) {
+  applied_ = point;
+}
+bool IndexStore::Update::empty() const {
+  return entries_.empty() && !applied_;
+}
 
 Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path& dir,
                                                      const Options& options) {
@@ -129,7 +136,8 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
 
 IndexStore::~IndexStore() {
   if (!db_) return;
-  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
+  for (auto* h : handles_)
+    db_->DestroyColumnFamilyHandle(h);
   db_->Close();
 }
 
@@ -143,7 +151,8 @@ Status IndexStore::put_marker(rocksdb::WriteBatch& wb, PartitionUid uid, char ki
 Status IndexStore::write(const Update& update) {
   rocksdb::WriteBatch wb;
   for (const auto& e : update.entries_) {
-    wb.Put(offset_cf_, slice(keys::offset_key(update.uid_, e.offset)), slice(encode_offset_value(e)));
+    wb.Put(offset_cf_, slice(keys::offset_key(update.uid_, e.offset)),
+           slice(encode_offset_value(e)));
     wb.Put(time_cf_, slice(keys::time_key(update.uid_, e.max_timestamp_before, e.offset)),
            slice(encode_time_value(e)));
   }
@@ -212,7 +221,8 @@ Result<std::vector<IndexEntry>> IndexStore::time_entries(PartitionUid uid) const
 
 Result<std::optional<LogPoint>> IndexStore::get_marker(PartitionUid uid, char kind) const {
   std::string value;
-  auto s = db_->Get(rocksdb::ReadOptions(), applied_cf_, slice(keys::marker_key(uid, kind)), &value);
+  auto s =
+      db_->Get(rocksdb::ReadOptions(), applied_cf_, slice(keys::marker_key(uid, kind)), &value);
   if (s.IsNotFound()) return std::optional<LogPoint>();
   if (!s.ok()) return db_error(s, "get");
   STRATA_ASSIGN_OR_RETURN(LogPoint p, decode_point(value));

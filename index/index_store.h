@@ -40,9 +40,9 @@ namespace strata::index {
 inline constexpr TimestampMs kNoTimestamp = INT64_MIN;
 
 struct IndexEntry {
-  Offset offset;            // base offset of the batch the entry points at
-  Offset segment;           // base offset of the segment holding that batch
-  FilePos position;         // byte position of the batch in the segment
+  Offset offset;     // base offset of the batch the entry points at
+  Offset segment;    // base offset of the segment holding that batch
+  FilePos position;  // byte position of the batch in the segment
   TimestampMs max_timestamp_before = kNoTimestamp;
 
   bool operator==(const IndexEntry&) const = default;
@@ -51,9 +51,9 @@ struct IndexEntry {
 // A position in a partition's log together with the index state there; the
 // applied marker and the recovery point are both of this shape.
 struct LogPoint {
-  Offset next_offset;   // first offset not covered
-  Offset segment;       // segment where next_offset will start
-  FilePos position;     // its byte position in that segment
+  Offset next_offset;                        // first offset not covered
+  Offset segment;                            // segment where next_offset will start
+  FilePos position;                          // its byte position in that segment
   TimestampMs max_timestamp = kNoTimestamp;  // largest timestamp below next_offset
   uint64_t bytes_since_entry = 0;            // bytes since the last index entry
 
@@ -128,7 +128,8 @@ class IndexStore {
   IndexStore() = default;
   Status put_marker(rocksdb::WriteBatch& wb, PartitionUid uid, char kind, const LogPoint& point);
   Result<std::optional<LogPoint>> get_marker(PartitionUid uid, char kind) const;
-  Status delete_time_entries(rocksdb::WriteBatch& wb, PartitionUid uid, Offset from, bool at_or_after) const;
+  Status delete_time_entries(rocksdb::WriteBatch& wb, PartitionUid uid, Offset from,
+                             bool at_or_after) const;
 
   Options options_;
   std::unique_ptr<rocksdb::DB> db_;

@@ -17,7 +17,8 @@ class IndexStoreTest : public ::testing::Test {
 
   void write(PartitionUid uid, std::vector<IndexEntry> entries) {
     IndexStore::Update u(uid);
-    for (const auto& e : entries) u.add(e);
+    for (const auto& e : entries)
+      u.add(e);
     ASSERT_TRUE(store_->write(u).ok());
   }
 

@@ -15,8 +15,12 @@ namespace strata::index::keys {
 
 inline constexpr size_t kUidSize = 8;
 
-inline uint64_t flip(int64_t v) { return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63); }
-inline int64_t unflip(uint64_t v) { return static_cast<int64_t>(v ^ (uint64_t{1} << 63)); }
+inline uint64_t flip(int64_t v) {
+  return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63);
+}
+inline int64_t unflip(uint64_t v) {
+  return static_cast<int64_t>(v ^ (uint64_t{1} << 63));
+}
 
 inline void append_u64(std::string& out, uint64_t v) {
   std::array<std::byte, 8> b;

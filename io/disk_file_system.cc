@@ -1,10 +1,10 @@
 #include "io/disk_file_system.h"
 
+#include <cerrno>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cerrno>
 
 namespace strata::io {
 namespace {
@@ -47,7 +47,8 @@ class DiskFile final : public File {
   Result<size_t> pread(uint64_t pos, std::span<std::byte> buf) override {
     size_t done = 0;
     while (done < buf.size()) {
-      ssize_t n = ::pread(fd_, buf.data() + done, buf.size() - done, static_cast<off_t>(pos + done));
+      ssize_t n =
+          ::pread(fd_, buf.data() + done, buf.size() - done, static_cast<off_t>(pos + done));
       if (n < 0) {
         if (errno == EINTR) continue;
         return Error::io(errno, "pread " + path_.string());

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 
+#include <boost/asio/post.hpp>
 #include <fmt/format.h>
 
 namespace strata::io {
@@ -12,17 +13,20 @@ class FaultFile final : public File {
       : fs_(fs), base_(std::move(base)), is_dir_(is_dir) {}
 
   void write_at(uint64_t pos, std::span<const iovec> iov, IoDone done) override {
-    if (auto st = fs_.tick("write", path()); !st) return done(std::move(st).error());
+    if (auto st = fs_.tick("write", path()); !st) return fail_later(std::move(done), st);
     base_->write_at(pos, iov, std::move(done));
   }
 
   void read_at(uint64_t pos, std::span<std::byte> buf, IoDone done) override {
-    if (auto st = fs_.tick("read", path()); !st) return done(std::move(st).error());
+    if (auto st = fs_.tick("read", path()); !st) return fail_later(std::move(done), st);
     base_->read_at(pos, buf, std::move(done));
   }
 
   void sync(SyncDone done) override {
-    if (auto st = fs_.tick("sync", path()); !st) return done(std::move(st).error());
+    if (auto st = fs_.tick("sync", path()); !st) {
+      boost::asio::post(fs_.io_, [done = std::move(done), st] { done(st); });
+      return;
+    }
     // A sync makes durable what was written before it was issued.
     uint64_t covered = is_dir_ ? 0 : base_->size().ok() ? *base_->size() : 0;
     base_->sync([this, covered, done = std::move(done)](Status st) {
@@ -63,6 +67,10 @@ class FaultFile final : public File {
   const std::filesystem::path& path() const override { return base_->path(); }
 
  private:
+  void fail_later(IoDone done, Status st) {
+    boost::asio::post(fs_.io_, [done = std::move(done), st] { done(st.error()); });
+  }
+
   void mark_synced(uint64_t covered) {
     if (is_dir_) {
       fs_.on_dir_synced(path());
@@ -124,8 +132,7 @@ Status FaultFileSystem::remove_all(const std::filesystem::path& path) {
   return base_.remove_all(path);
 }
 
-Status FaultFileSystem::rename(const std::filesystem::path& from,
-                               const std::filesystem::path& to) {
+Status FaultFileSystem::rename(const std::filesystem::path& from, const std::filesystem::path& to) {
   STRATA_TRY(tick("rename", from));
   STRATA_TRY(base_.rename(from, to));
   auto it = files_.find(from.string());

@@ -26,13 +26,17 @@
 #include <memory>
 #include <string>
 
+#include <boost/asio/io_context.hpp>
+
 #include "io/file_system.h"
 
 namespace strata::io {
 
 class FaultFileSystem final : public FileSystem {
  public:
-  explicit FaultFileSystem(FileSystem& base) : base_(base) {}
+  // Injected failures of asynchronous calls complete through `io`, like
+  // real completions, never inside the call.
+  FaultFileSystem(FileSystem& base, boost::asio::io_context& io) : base_(base), io_(io) {}
 
   Result<std::unique_ptr<File>> open(const std::filesystem::path& path, OpenMode mode) override;
   Result<std::unique_ptr<File>> open_dir(const std::filesystem::path& path) override;
@@ -69,6 +73,7 @@ class FaultFileSystem final : public FileSystem {
   void on_dir_synced(const std::filesystem::path& dir);
 
   FileSystem& base_;
+  boost::asio::io_context& io_;
   std::map<std::string, FileState> files_;
   uint64_t calls_ = 0;
   uint64_t fail_at_ = 0;

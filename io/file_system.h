@@ -10,8 +10,6 @@
 // that do not take a callback are thread-safe.
 #pragma once
 
-#include <sys/uio.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -19,6 +17,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include <sys/uio.h>
 
 #include "base/result.h"
 
@@ -30,6 +30,9 @@ class File {
   using SyncDone = std::function<void(Status)>;
 
   virtual ~File() = default;
+
+  // Asynchronous calls never run `done` inside the call itself. The File must
+  // outlive its operations.
 
   // Writes the buffers back to back at `pos`. May complete with fewer bytes
   // than asked; the caller continues. `iov` and its buffers must stay valid

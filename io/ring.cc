@@ -1,13 +1,12 @@
 #include "io/ring.h"
 
-#include <liburing.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
-
 #include <cerrno>
 
 #include <boost/asio/post.hpp>
+#include <liburing.h>
 #include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 namespace strata::io {
 

@@ -15,8 +15,6 @@
 // operations still in the kernel and drops their completions.
 #pragma once
 
-#include <sys/uio.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -26,6 +24,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <sys/uio.h>
 
 #include "base/result.h"
 
@@ -73,7 +72,7 @@ class Ring {
   asio::io_context& ctx_;
   std::unique_ptr<io_uring> ring_;
   asio::posix::stream_descriptor event_fd_;
-  unsigned capacity_;   // ops allowed in the kernel at once (<= CQ size)
+  unsigned capacity_;       // ops allowed in the kernel at once (<= CQ size)
   unsigned in_flight_ = 0;  // prepared or submitted, completion not yet run
   unsigned unsubmitted_ = 0;
   bool submit_scheduled_ = false;

@@ -1,13 +1,12 @@
 #include "io/ring.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "base/testing/temp_dir.h"
 #include "io/testing/loop.h"
@@ -84,7 +83,8 @@ TEST_F(RingTest, MoreOperationsThanTheRingHoldsAllComplete) {
     });
   }
   EXPECT_EQ(ring->in_flight(), static_cast<size_t>(kOps));
-  while (completed < kOps) io.run_one();
+  while (completed < kOps)
+    io.run_one();
   EXPECT_EQ(ring->in_flight(), 0u);
   EXPECT_EQ(::lseek(fd_, 0, SEEK_END), kOps * 10);
 }
@@ -104,8 +104,7 @@ TEST_F(RingTest, DestroyingWithOperationsInFlightWaitsForThem) {
   std::vector<iovec> iov = {{data.data(), data.size()}};
   bool called = false;
   ring->writev(fd_, iov, 0, [&](int) { called = true; });
-  io.poll();  // submits
-  ring.reset();
+  ring.reset();  // submits what was prepared and waits for it
   EXPECT_FALSE(called);
   EXPECT_EQ(::lseek(fd_, 0, SEEK_END), 4096);
 }

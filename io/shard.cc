@@ -36,6 +36,8 @@ void Shard::stop() {
   if (thread_.joinable() && !on_thread()) thread_.join();
 }
 
-Shard* Shard::current() { return current_shard; }
+Shard* Shard::current() {
+  return current_shard;
+}
 
 }  // namespace strata::io

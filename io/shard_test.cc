@@ -1,14 +1,13 @@
 #include "io/shard.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <future>
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "base/testing/temp_dir.h"
 
@@ -53,8 +52,10 @@ TEST(Shard, DiskCompletionsComeBackOnTheSameThread) {
 
 TEST(Shard, ManyShardsRunIndependently) {
   std::vector<std::unique_ptr<Shard>> shards;
-  for (unsigned i = 0; i < 4; ++i) shards.push_back(Shard::create(i).value());
-  for (auto& s : shards) s->start();
+  for (unsigned i = 0; i < 4; ++i)
+    shards.push_back(Shard::create(i).value());
+  for (auto& s : shards)
+    s->start();
   std::atomic<int> ran{0};
   std::vector<std::promise<void>> done(shards.size());
   for (size_t i = 0; i < shards.size(); ++i) {
@@ -64,9 +65,11 @@ TEST(Shard, ManyShardsRunIndependently) {
       done[i].set_value();
     });
   }
-  for (auto& d : done) d.get_future().get();
+  for (auto& d : done)
+    d.get_future().get();
   EXPECT_EQ(ran.load(), 4);
-  for (auto& s : shards) s->stop();
+  for (auto& s : shards)
+    s->stop();
 }
 
 TEST(Shard, StopIsIdempotentAndJoins) {

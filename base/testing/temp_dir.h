@@ -2,11 +2,11 @@
 // contents when the object goes away. For tests.
 #pragma once
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+
+#include <unistd.h>
 
 namespace strata::testing {
 

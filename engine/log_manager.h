@@ -1,0 +1,75 @@
+// LogManager: one data directory — its RocksDB index store, its lock, and the
+// clean-shutdown marker — and the place partition logs are opened from.
+//
+//   auto logs = LogManager::open({.data_dir = "./data", .clock = &clock, .fs = &fs}).value();
+//   auto log = logs->open_log(uid, logs->partition_dir("orders", PartitionId(0)), config,
+//                             shard_fs, shard.io()).value();
+//   ... close every log ...
+//   logs->mark_clean_shutdown();
+//
+// The marker file is removed as soon as the directory is opened, so a crash
+// after that is never mistaken for a clean stop; logs opened by this process
+// skip their recovery scan only if the marker was there.
+//
+// Thread-safety: open_log() and partition_dir() may be called from any
+// thread; the Log they return belongs to the caller's shard.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string_view>
+
+#include <boost/asio/io_context.hpp>
+
+#include "base/clock.h"
+#include "engine/log.h"
+#include "index/index_store.h"
+#include "io/file_system.h"
+
+namespace strata::engine {
+
+inline constexpr std::string_view kCleanShutdownFile = "clean_shutdown";
+inline constexpr std::string_view kIndexDir = "index";
+inline constexpr std::string_view kLockFile = ".lock";
+
+class LogManager {
+ public:
+  struct Options {
+    std::filesystem::path data_dir;
+    const Clock* clock = nullptr;
+    io::FileSystem* fs = nullptr;  // for the manager's own blocking file operations
+    index::IndexStore::Options index;
+  };
+
+  // Creates the directory if needed and takes its lock: a second process on
+  // the same directory fails here.
+  static Result<std::unique_ptr<LogManager>> open(const Options& options);
+  ~LogManager();
+
+  bool clean_start() const { return clean_start_; }
+  index::IndexStore& index() { return *index_; }
+  const std::filesystem::path& data_dir() const { return options_.data_dir; }
+
+  // <data>/<topic>-<partition>
+  std::filesystem::path partition_dir(std::string_view topic, PartitionId partition) const;
+
+  Result<std::unique_ptr<Log>> open_log(PartitionUid uid, const std::filesystem::path& dir,
+                                        const TopicConfig& config, io::FileSystem& fs,
+                                        boost::asio::io_context& io);
+
+  // Removes a closed log's files and index entries.
+  Status remove_log(PartitionUid uid, const std::filesystem::path& dir);
+
+  // Call after every log was closed: persists the index and writes the marker.
+  Status mark_clean_shutdown();
+
+ private:
+  explicit LogManager(const Options& options) : options_(options) {}
+
+  Options options_;
+  int lock_fd_ = -1;
+  bool clean_start_ = false;
+  std::unique_ptr<index::IndexStore> index_;
+};
+
+}  // namespace strata::engine
