@@ -65,7 +65,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadConfig{"max.message.bytes", "12x", "not an integer"},
                       BadConfig{"cleanup.policy", "remove", "delete and compact"},
                       BadConfig{"message.timestamp.type", "createtime", "LogAppendTime"},
-                      BadConfig{"durability", "never", "fsync and replicated"}));
+                      BadConfig{"durability", "never", "fsync and replicated"}),
+    [](const auto& info) { return "case" + std::to_string(info.index); });
 
 TEST(TopicConfig, AFailedSetLeavesTheOldValue) {
   TopicConfig c;

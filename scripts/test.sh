@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what the build needs, builds Strata, and runs the whole test suite:
+# the unit and integration tests under ctest, then the same tests again in
+# an AddressSanitizer + UndefinedBehaviorSanitizer build.
+#
+#   sudo ./scripts/test.sh            # everything
+#   STRATA_SKIP_SANITIZERS=1 ./scripts/test.sh   # the plain build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/setup.sh
+
+jobs=${STRATA_JOBS:-2}
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs" --timeout 600
+
+if [ -z "${STRATA_SKIP_SANITIZERS:-}" ]; then
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+    -DSTRATA_SANITIZE=address,undefined -DSTRATA_BENCH=OFF
+  cmake --build build-asan -j"$jobs"
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ASAN_OPTIONS=detect_leaks=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900
+fi
+echo "all tests passed"
