@@ -37,6 +37,23 @@ TEST(Crc32c, ImplementationsAgreeOnEveryLengthAndAlignment) {
   }
 }
 
+TEST(Crc32c, ImplementationsAgreeOnLongInputs) {
+  // Long enough for the three-stream paths of the hardware version, with
+  // lengths around their block boundaries.
+  std::mt19937 rng(11);
+  std::vector<std::byte> buf(200'000);
+  for (auto& b : buf)
+    b = static_cast<std::byte>(rng());
+  for (size_t len : {size_t{767}, size_t{768}, size_t{769}, size_t{24575}, size_t{24576},
+                     size_t{24577}, size_t{49152 + 768 + 13}, size_t{199'999}}) {
+    for (size_t start : {size_t{0}, size_t{3}}) {
+      std::span<const std::byte> s(buf.data() + start, len);
+      ASSERT_EQ(crc32c::extend_portable(0x12345678, s), crc32c::extend_sse42(0x12345678, s))
+          << "len " << len << " start " << start;
+    }
+  }
+}
+
 TEST(Crc32c, ExtendEqualsWholeValue) {
   std::string_view text = "the quick brown fox jumps over the lazy dog";
   auto whole = crc32c::value(bytes_of(text));

@@ -18,8 +18,9 @@ class LogManagerTest : public ::testing::Test {
   }
 
   std::unique_ptr<Log> open_log(LogManager& m) {
-    return m.open_log(PartitionUid(1), m.partition_dir("orders", PartitionId(3)), TopicConfig{},
-                      fs_, loop_.io())
+    return m
+        .open_log(PartitionUid(1), m.partition_dir("orders", PartitionId(3)), TopicConfig{}, fs_,
+                  loop_.io())
         .value();
   }
 
@@ -27,10 +28,12 @@ class LogManagerTest : public ::testing::Test {
     BatchBuilder b;
     b.add({.key = "k", .value = "v", .timestamp = 1});
     bool done = false;
-    ASSERT_TRUE(log.append(SharedBytes::copy_of(b.build().value()), {}, [&](auto r) {
-                     EXPECT_TRUE(r.ok());
-                     done = true;
-                   }).ok());
+    ASSERT_TRUE(log.append(SharedBytes::copy_of(b.build().value()), {},
+                           [&](auto r) {
+                             EXPECT_TRUE(r.ok());
+                             done = true;
+                           })
+                    .ok());
     loop_.run_until([&] { return done; });
   }
 
@@ -53,8 +56,8 @@ TEST_F(LogManagerTest, CleanShutdownMarkerSkipsRecoveryOnce) {
     EXPECT_FALSE(m->clean_start());
     auto log = open_log(*m);
     EXPECT_EQ(log->log_end_offset(), Offset(0));
-    EXPECT_TRUE(std::filesystem::exists(dir_.path() / "data" / "orders-3" /
-                                        "00000000000000000000.log"));
+    EXPECT_TRUE(
+        std::filesystem::exists(dir_.path() / "data" / "orders-3" / "00000000000000000000.log"));
     append_one(*log);
     append_one(*log);
     close(*log);
@@ -83,8 +86,7 @@ TEST_F(LogManagerTest, CleanShutdownMarkerSkipsRecoveryOnce) {
 
 TEST_F(LogManagerTest, ADataDirectoryHasOneOwner) {
   auto first = open_manager();
-  auto second =
-      LogManager::open({.data_dir = dir_.path() / "data", .clock = &clock_, .fs = &fs_});
+  auto second = LogManager::open({.data_dir = dir_.path() / "data", .clock = &clock_, .fs = &fs_});
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error().code(), Errc::kAlreadyExists);
   EXPECT_NE(second.error().message().find("in use"), std::string::npos);

@@ -125,7 +125,6 @@ Status Log::recover() {
       cut_position = 0;
       break;
     }
-    if (pos == 0) applied_.next_offset = std::max(applied_.next_offset, seg.base);
     SegmentScanner scanner(*seg.file, pos, seg.size, /*verify_crc=*/!trusted);
     std::optional<Error> defect;
     uint64_t valid_end = 0;

@@ -278,6 +278,34 @@ TEST_F(LogTest, TornLastBatchIsCutAndTheRestServed) {
   expect_index_agrees();
 }
 
+TEST_F(LogTest, AnEmptySegmentAfterALostTailIsRemoved) {
+  config_.segment_bytes = 4096;
+  ASSERT_TRUE(open_log().ok());
+  for (int i = 0; i < 6; ++i)
+    ASSERT_TRUE(append(make_batch(2, 900, [](int) { return 1; })).ok());
+  auto bases = segment_bases_on_disk();
+  ASSERT_GE(bases.size(), 3u);
+  crash(false);
+  // The second-to-last segment loses its last batch; the last one, created
+  // by the roll, kept its directory entry but none of its data.
+  auto victim = log_dir() / segment_file_name(bases[bases.size() - 2]);
+  auto last_batch = std::prev(model_.lower_bound(bases.back()));
+  std::filesystem::resize_file(
+      victim, std::filesystem::file_size(victim) - last_batch->second.bytes.size());
+  std::filesystem::resize_file(log_dir() / segment_file_name(bases.back()), 0);
+  Offset cut = last_batch->first;
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_EQ(log_->log_end_offset(), cut);
+  std::vector<Offset> expect(bases.begin(), bases.end() - 1);
+  EXPECT_EQ(log_->segment_bases(), expect);
+  EXPECT_EQ(segment_bases_on_disk(), expect);
+  model_truncate(cut);
+  expect_reads_match_model(1 << 20);
+  expect_index_agrees();
+  // The next append continues at the cut, in the surviving segment.
+  EXPECT_EQ(append(make_batch(1, 10, [](int) { return 1; })).value().base_offset, cut);
+}
+
 TEST_F(LogTest, FlippedBitInTheLastBatchIsCut) {
   std::mt19937 rng(8);
   ASSERT_TRUE(open_log().ok());

@@ -34,6 +34,13 @@ class Loop {
     }
   }
 
+  // Runs one handler, waiting for one if none is ready. An io_context that
+  // ran out of work stops; this restarts it first.
+  size_t run_one() {
+    if (io_.stopped()) io_.restart();
+    return io_.run_one();
+  }
+
   // Runs every handler that is ready now or becomes ready while running.
   void run_ready() {
     if (io_.stopped()) io_.restart();
