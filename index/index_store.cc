@@ -164,59 +164,60 @@ Status IndexStore::write(const Update& update) {
   return ok_status();
 }
 
-Result<std::optional<IndexEntry>> IndexStore::offset_floor(PartitionUid uid, Offset offset) const {
+namespace {
+
+using Decoder = Result<IndexEntry> (*)(rocksdb::Slice, rocksdb::Slice);
+
+// The last entry of `uid` at or below `target` in `cf`.
+Result<std::optional<IndexEntry>> seek_floor(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf,
+                                             PartitionUid uid, const std::string& target,
+                                             Decoder decode) {
   std::string lower = keys::prefix(uid);
   rocksdb::Slice lower_slice(lower);
   rocksdb::ReadOptions ro;
   ro.iterate_lower_bound = &lower_slice;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, offset_cf_));
-  it->SeekForPrev(slice(keys::offset_key(uid, offset)));
+  std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(ro, cf));
+  it->SeekForPrev(slice(target));
   if (!it->Valid()) {
     if (!it->status().ok()) return db_error(it->status(), "seek");
     return std::optional<IndexEntry>();
   }
-  STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_offset_entry(it->key(), it->value()));
+  STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode(it->key(), it->value()));
   return std::optional<IndexEntry>(e);
+}
+
+// Every entry of `uid` in `cf`, in key order.
+Result<std::vector<IndexEntry>> scan_all(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf,
+                                         PartitionUid uid, Decoder decode) {
+  std::vector<IndexEntry> out;
+  std::string prefix = keys::prefix(uid);
+  std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions(), cf));
+  for (it->Seek(slice(prefix)); it->Valid() && has_prefix(it->key(), prefix); it->Next()) {
+    STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode(it->key(), it->value()));
+    out.push_back(e);
+  }
+  if (!it->status().ok()) return db_error(it->status(), "scan");
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<IndexEntry>> IndexStore::offset_floor(PartitionUid uid, Offset offset) const {
+  return seek_floor(*db_, offset_cf_, uid, keys::offset_key(uid, offset), decode_offset_entry);
 }
 
 Result<std::optional<IndexEntry>> IndexStore::time_floor(PartitionUid uid, TimestampMs ts) const {
   if (ts == kNoTimestamp) return std::optional<IndexEntry>();
-  std::string lower = keys::prefix(uid);
-  rocksdb::Slice lower_slice(lower);
-  rocksdb::ReadOptions ro;
-  ro.iterate_lower_bound = &lower_slice;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, time_cf_));
-  it->SeekForPrev(slice(keys::time_key(uid, ts - 1, Offset::max())));
-  if (!it->Valid()) {
-    if (!it->status().ok()) return db_error(it->status(), "seek");
-    return std::optional<IndexEntry>();
-  }
-  STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_time_entry(it->key(), it->value()));
-  return std::optional<IndexEntry>(e);
+  return seek_floor(*db_, time_cf_, uid, keys::time_key(uid, ts - 1, Offset::max()),
+                    decode_time_entry);
 }
 
 Result<std::vector<IndexEntry>> IndexStore::offset_entries(PartitionUid uid) const {
-  std::vector<IndexEntry> out;
-  std::string prefix = keys::prefix(uid);
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), offset_cf_));
-  for (it->Seek(slice(prefix)); it->Valid() && has_prefix(it->key(), prefix); it->Next()) {
-    STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_offset_entry(it->key(), it->value()));
-    out.push_back(e);
-  }
-  if (!it->status().ok()) return db_error(it->status(), "scan");
-  return out;
+  return scan_all(*db_, offset_cf_, uid, decode_offset_entry);
 }
 
 Result<std::vector<IndexEntry>> IndexStore::time_entries(PartitionUid uid) const {
-  std::vector<IndexEntry> out;
-  std::string prefix = keys::prefix(uid);
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), time_cf_));
-  for (it->Seek(slice(prefix)); it->Valid() && has_prefix(it->key(), prefix); it->Next()) {
-    STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_time_entry(it->key(), it->value()));
-    out.push_back(e);
-  }
-  if (!it->status().ok()) return db_error(it->status(), "scan");
-  return out;
+  return scan_all(*db_, time_cf_, uid, decode_time_entry);
 }
 
 Result<std::optional<LogPoint>> IndexStore::get_marker(PartitionUid uid, char kind) const {
