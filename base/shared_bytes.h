@@ -14,6 +14,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "base/check.h"
 
@@ -26,9 +27,21 @@ class SharedBytes {
   static SharedBytes allocate(size_t size) {
     SharedBytes b;
     if (size == 0) return b;
-    b.owner_ = std::shared_ptr<std::byte[]>(new std::byte[size]);
-    b.data_ = b.owner_.get();
+    auto owner = std::shared_ptr<std::byte[]>(new std::byte[size]);
+    b.data_ = owner.get();
+    b.owner_ = std::move(owner);
     b.size_ = size;
+    return b;
+  }
+
+  // Takes over `bytes` without copying them.
+  static SharedBytes adopt(std::vector<std::byte>&& bytes) {
+    SharedBytes b;
+    if (bytes.empty()) return b;
+    auto owner = std::make_shared<std::vector<std::byte>>(std::move(bytes));
+    b.data_ = owner->data();
+    b.size_ = owner->size();
+    b.owner_ = std::move(owner);
     return b;
   }
 
@@ -68,7 +81,7 @@ class SharedBytes {
   std::string_view as_string_view() const { return {reinterpret_cast<const char*>(data_), size_}; }
 
  private:
-  std::shared_ptr<std::byte[]> owner_;
+  std::shared_ptr<void> owner_;
   std::byte* data_ = nullptr;
   size_t size_ = 0;
 };

@@ -1,0 +1,279 @@
+#include "server/kafka/codec.h"
+
+#include <string>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "server/kafka/header.h"
+#include "server/kafka/messages/all.h"
+
+namespace strata::kafka {
+namespace {
+
+// Sets every field that exists at a version to a distinct, non-default value.
+class Filler {
+ public:
+  explicit Filler(int16_t version) : version_(version) {}
+
+  template <typename T>
+  void field(T& value, VersionRange versions, VersionRange = kNoVersions) {
+    if (versions.contains(version_)) fill(value);
+  }
+  template <typename T>
+  void tagged(T& value, uint32_t, VersionRange versions, const T& = T{}) {
+    if (versions.contains(version_)) fill(value);
+  }
+
+ private:
+  void fill(bool& v) { v = (++n_ % 2) == 0 ? true : true; }
+  template <typename T>
+    requires std::is_integral_v<T>
+  void fill(T& v) {
+    v = static_cast<T>(++n_);
+  }
+  void fill(double& v) { v = 0.5 + static_cast<double>(++n_); }
+  void fill(Uuid& v) {
+    for (auto& b : v) b = static_cast<uint8_t>(++n_);
+  }
+  void fill(std::string& v) { v = "s" + std::to_string(++n_); }
+  void fill(Bytes& v) { v = {std::byte{1}, static_cast<std::byte>(++n_)}; }
+  void fill(Records& v) {
+    std::string data = "records-" + std::to_string(++n_);
+    v.slices = {SharedBytes::copy_of(data), SharedBytes::copy_of(std::string("+tail"))};
+    v.null = false;
+  }
+  template <typename T>
+  void fill(std::optional<T>& v) {
+    v.emplace();
+    fill(*v);
+  }
+  template <typename T>
+  void fill(std::vector<T>& v) {
+    v.resize(2);
+    for (auto& e : v) fill(e);
+  }
+  template <typename T>
+    requires std::is_class_v<T>
+  void fill(T& s) {
+    s.visit(*this);
+  }
+
+  int16_t version_;
+  int n_ = 0;
+};
+
+template <typename M>
+void round_trip_every_version(int16_t min, int16_t max, int16_t flexible_from) {
+  for (int16_t version = min; version <= max; ++version) {
+    M original;
+    Filler filler(version);
+    original.visit(filler);
+    bool flexible = version >= flexible_from;
+    Writer w(version, flexible);
+    w.write_struct(original);
+    auto bytes = concat(w.finish(false));
+    Reader r(bytes, 0, version, flexible, 1 << 20);
+    M decoded;
+    r.read_struct(decoded);
+    ASSERT_TRUE(r.ok()) << typeid(M).name() << " v" << version << ": " << r.error();
+    EXPECT_EQ(r.remaining(), 0u) << typeid(M).name() << " v" << version;
+    EXPECT_TRUE(decoded == original) << typeid(M).name() << " v" << version;
+    // Every proper prefix is rejected, never misread as a whole message.
+    for (size_t cut = 0; cut < bytes.size(); cut += std::max<size_t>(1, bytes.size() / 23)) {
+      Reader partial(bytes.slice(0, cut), 0, version, flexible, 1 << 20);
+      M m;
+      partial.read_struct(m);
+      EXPECT_TRUE(!partial.ok() || cut == bytes.size())
+          << typeid(M).name() << " v" << version << " cut at " << cut;
+    }
+  }
+}
+
+template <typename Req, typename Resp>
+void round_trip_api() {
+  round_trip_every_version<Req>(Req::kMinVersion, Req::kMaxVersion, Req::kFlexibleFrom);
+  round_trip_every_version<Resp>(Req::kMinVersion, Req::kMaxVersion, Req::kFlexibleFrom);
+}
+
+TEST(Codec, EveryMessageRoundTripsAtEveryVersion) {
+  round_trip_api<ApiVersionsRequest, ApiVersionsResponse>();
+  round_trip_api<MetadataRequest, MetadataResponse>();
+  round_trip_api<ProduceRequest, ProduceResponse>();
+  round_trip_api<FetchRequest, FetchResponse>();
+  round_trip_api<ListOffsetsRequest, ListOffsetsResponse>();
+  round_trip_api<CreateTopicsRequest, CreateTopicsResponse>();
+  round_trip_api<DeleteTopicsRequest, DeleteTopicsResponse>();
+  round_trip_api<CreatePartitionsRequest, CreatePartitionsResponse>();
+  round_trip_api<DescribeConfigsRequest, DescribeConfigsResponse>();
+  round_trip_api<AlterConfigsRequest, AlterConfigsResponse>();
+  round_trip_api<IncrementalAlterConfigsRequest, AlterConfigsResponse>();
+  round_trip_api<DeleteRecordsRequest, DeleteRecordsResponse>();
+  round_trip_api<DescribeClusterRequest, DescribeClusterResponse>();
+}
+
+std::vector<uint8_t> bytes_of(const std::vector<SharedBytes>& parts) {
+  auto all = concat(parts);
+  return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(all.data()),
+                              reinterpret_cast<const uint8_t*>(all.data()) + all.size());
+}
+
+TEST(Codec, MetadataV0RequestHasTheKnownLayout) {
+  MetadataRequest req;
+  req.topics = std::vector<MetadataRequest::Topic>{{kZeroUuid, "ab"}};
+  auto b = bytes_of(encode_request(RequestHeader{3, 0, 7, "c"}, req));
+  std::vector<uint8_t> want = {0, 0, 0, 19,  // size
+                               0, 3, 0, 0, 0, 0, 0, 7,  // key 3, v0, correlation 7
+                               0, 1, 'c',               // client id
+                               0, 0, 0, 1, 0, 2, 'a', 'b'};
+  EXPECT_EQ(b, want);
+}
+
+TEST(Codec, FlexibleVersionsUseCompactLengthsAndTagSections) {
+  MetadataRequest req;
+  req.topics = std::vector<MetadataRequest::Topic>{{kZeroUuid, "ab"}};
+  req.allow_auto_topic_creation = false;
+  auto b = bytes_of(encode_request(RequestHeader{3, 9, 1, std::nullopt}, req));
+  std::vector<uint8_t> want = {0, 0, 0, 20,  // size
+                               0, 3, 0, 9, 0, 0, 0, 1,  // key 3, v9, correlation 1
+                               0xFF, 0xFF,              // null client id (old encoding)
+                               0,                       // header tags
+                               2,                       // compact array of 1
+                               3, 'a', 'b',             // compact string
+                               0,                       // topic tags
+                               0,                       // allow auto creation
+                               0,                       // include cluster authorized ops
+                               0,                       // include topic authorized ops
+                               0};                      // body tags
+  EXPECT_EQ(b, want);
+}
+
+TEST(Codec, ApiVersionsResponseKeepsHeaderV0EvenWhenFlexible) {
+  ApiVersionsResponse resp;
+  auto b = bytes_of(encode_response(5, 18, 3, resp));
+  // size | correlation | error_code | compact array (0 entries -> 1) | throttle | tags
+  std::vector<uint8_t> want = {0, 0, 0, 12, 0, 0, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0};
+  EXPECT_EQ(b, want);
+}
+
+struct TaggedExample {
+  int32_t a = 0;
+  std::optional<std::string> t0;
+  int64_t t5 = -1;
+  template <typename V>
+  void visit(V& v) {
+    v.field(a, kAllVersions);
+    v.tagged(t0, 0, kAllVersions);
+    v.tagged(t5, 5, kAllVersions, int64_t{-1});
+  }
+};
+
+TEST(Codec, TaggedFieldsAreReadByTagAndUnknownTagsSkipped) {
+  std::vector<uint8_t> raw = {0, 0, 0, 9,                 // a = 9
+                              3,                          // three tagged fields
+                              0, 3, 3, 'h', 'i',          // tag 0: compact string "hi"
+                              3, 2, 0xAB, 0xCD,           // tag 3: unknown, skipped
+                              5, 8, 0, 0, 0, 0, 0, 0, 1, 0};  // tag 5: int64 256
+  auto frame = SharedBytes::copy_of(std::span<const std::byte>(
+      reinterpret_cast<const std::byte*>(raw.data()), raw.size()));
+  Reader r(frame, 0, 0, true, 1 << 20);
+  TaggedExample t;
+  r.read_struct(t);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.remaining(), 0u);
+  EXPECT_EQ(t.a, 9);
+  EXPECT_EQ(t.t0, "hi");
+  EXPECT_EQ(t.t5, 256);
+
+  // Written back, the unknown tag is gone and defaults are omitted.
+  t.t5 = -1;
+  Writer w(0, true);
+  w.write_struct(t);
+  auto out = concat(w.finish(false));
+  std::vector<uint8_t> want = {0, 0, 0, 9, 1, 0, 3, 3, 'h', 'i'};
+  EXPECT_EQ(std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(out.data()),
+                                 reinterpret_cast<const uint8_t*>(out.data()) + out.size()),
+            want);
+}
+
+TEST(Codec, TaggedFieldsOutOfOrderOrOverlongAreRejected) {
+  std::vector<std::vector<uint8_t>> bad = {
+      {0, 0, 0, 1, 2, 5, 1, 0, 0, 1, 0},  // tags 5 then 0
+      {0, 0, 0, 1, 1, 0, 9, 3, 'h', 'i'},  // size 9 beyond the end
+      {0, 0, 0, 1, 1, 5, 9, 0, 0, 0, 0, 0, 0, 0, 1, 0},  // int64 with an extra byte
+  };
+  for (const auto& raw : bad) {
+    auto frame = SharedBytes::copy_of(std::span<const std::byte>(
+        reinterpret_cast<const std::byte*>(raw.data()), raw.size()));
+    Reader r(frame, 0, 0, true, 1 << 20);
+    TaggedExample t;
+    r.read_struct(t);
+    EXPECT_FALSE(r.ok());
+  }
+}
+
+TEST(Codec, HugeCountsFailBeforeAllocating) {
+  // A Produce v3 body claiming 2^31-1 topics in 10 bytes.
+  std::vector<uint8_t> body = {0xFF, 0xFF, 0, 1, 0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF};
+  auto frame = SharedBytes::copy_of(std::span<const std::byte>(
+      reinterpret_cast<const std::byte*>(body.data()), body.size()));
+  Reader r(frame, 0, 3, false, 1 << 20);
+  ProduceRequest req;
+  r.read_struct(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("exceeds"), std::string::npos) << r.error();
+}
+
+TEST(Codec, NegativeLengthsAreRejected) {
+  // Metadata v1 with a topic array holding one string of length -5.
+  std::vector<uint8_t> body = {0, 0, 0, 1, 0xFF, 0xFB};
+  auto frame = SharedBytes::copy_of(std::span<const std::byte>(
+      reinterpret_cast<const std::byte*>(body.data()), body.size()));
+  Reader r(frame, 0, 1, false, 1 << 20);
+  MetadataRequest req;
+  r.read_struct(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("negative"), std::string::npos) << r.error();
+}
+
+TEST(Codec, NullInANonNullableFieldIsRejected) {
+  // Metadata v1 topic name null (names become nullable only in v10).
+  std::vector<uint8_t> body = {0, 0, 0, 1, 0xFF, 0xFF};
+  auto frame = SharedBytes::copy_of(std::span<const std::byte>(
+      reinterpret_cast<const std::byte*>(body.data()), body.size()));
+  Reader r(frame, 0, 1, false, 1 << 20);
+  MetadataRequest req;
+  r.read_struct(req);
+  ASSERT_FALSE(r.ok());
+}
+
+TEST(Header, DecodesKnownAndUnknownApis) {
+  ApiVersionsRequest req;
+  auto frame = concat(encode_request(RequestHeader{18, 3, 42, "me"}, req));
+  auto body = frame.slice(4, frame.size() - 4);
+  auto h = decode_request_header(body).value();
+  EXPECT_TRUE(h.known);
+  EXPECT_EQ(h.header.correlation_id, 42);
+  EXPECT_EQ(h.header.client_id, "me");
+  auto decoded = decode_body<ApiVersionsRequest>(body, h, 1 << 20);
+  ASSERT_TRUE(decoded.ok()) << decoded.error().to_string();
+
+  auto unknown = concat(encode_request(RequestHeader{18, 99, 1, "me"}, req));
+  auto uh = decode_request_header(unknown.slice(4, unknown.size() - 4)).value();
+  EXPECT_FALSE(uh.known);
+  EXPECT_EQ(uh.header.api_version, 99);
+  auto bogus = concat(encode_request(RequestHeader{999, 0, 1, "me"}, req));
+  EXPECT_FALSE(decode_request_header(bogus.slice(4, bogus.size() - 4)).value().known);
+}
+
+TEST(Header, SupportedApisAreInKeyOrderWithSaneRanges) {
+  int16_t last = -1;
+  for (const auto& api : supported_apis()) {
+    EXPECT_GT(api.key, last);
+    last = api.key;
+    EXPECT_LE(api.min_version, api.max_version) << api.name;
+  }
+}
+
+}  // namespace
+}  // namespace strata::kafka

@@ -1,0 +1,69 @@
+// Kafka protocol error codes that Strata returns, and the mapping from
+// Strata's Errc at the server edge.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "base/error.h"
+
+namespace strata::kafka {
+
+enum class ErrorCode : int16_t {
+  kUnknownServerError = -1,
+  kNone = 0,
+  kOffsetOutOfRange = 1,
+  kCorruptMessage = 2,
+  kUnknownTopicOrPartition = 3,
+  kInvalidFetchSize = 4,
+  kLeaderNotAvailable = 5,
+  kNotLeaderOrFollower = 6,
+  kRequestTimedOut = 7,
+  kMessageTooLarge = 10,
+  kCoordinatorLoadInProgress = 14,
+  kCoordinatorNotAvailable = 15,
+  kNotCoordinator = 16,
+  kInvalidTopicException = 17,
+  kRecordListTooLarge = 18,
+  kNotEnoughReplicas = 19,
+  kNotEnoughReplicasAfterAppend = 20,
+  kInvalidRequiredAcks = 21,
+  kIllegalGeneration = 22,
+  kInconsistentGroupProtocol = 23,
+  kInvalidGroupId = 24,
+  kUnknownMemberId = 25,
+  kInvalidSessionTimeout = 26,
+  kRebalanceInProgress = 27,
+  kInvalidCommitOffsetSize = 28,
+  kClusterAuthorizationFailed = 31,
+  kInvalidTimestamp = 32,
+  kUnsupportedVersion = 35,
+  kTopicAlreadyExists = 36,
+  kInvalidPartitions = 37,
+  kInvalidReplicationFactor = 38,
+  kInvalidReplicaAssignment = 39,
+  kInvalidConfig = 40,
+  kNotController = 41,
+  kInvalidRequest = 42,
+  kUnsupportedForMessageFormat = 43,
+  kPolicyViolation = 44,
+  kOutOfOrderSequenceNumber = 45,
+  kDuplicateSequenceNumber = 46,
+  kInvalidProducerEpoch = 47,
+  kKafkaStorageError = 56,
+  kGroupIdNotFound = 69,
+  kUnsupportedCompressionType = 76,
+  kMemberIdRequired = 79,
+  kFencedInstanceId = 82,
+  kInvalidRecord = 87,
+  kUnknownTopicId = 100,
+};
+
+inline int16_t code(ErrorCode e) { return static_cast<int16_t>(e); }
+
+std::string_view error_name(ErrorCode e);
+
+// The Kafka error a Strata error becomes on the wire.
+ErrorCode to_error_code(Errc errc);
+
+}  // namespace strata::kafka
