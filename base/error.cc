@@ -42,6 +42,12 @@ std::string_view errc_name(Errc code) {
       return "LogFailed";
     case Errc::kInvalidConfig:
       return "InvalidConfig";
+    case Errc::kInvalidTopic:
+      return "InvalidTopic";
+    case Errc::kInvalidPartitions:
+      return "InvalidPartitions";
+    case Errc::kInvalidReplicationFactor:
+      return "InvalidReplicationFactor";
   }
   return "Unknown";
 }

@@ -31,8 +31,11 @@ enum class Errc {
   // Logs.
   kOffsetOutOfRange,
   kLogFailed,  // a write failed; the log rejects appends until it recovered
-  // Configuration.
+  // Configuration and topic administration.
   kInvalidConfig,
+  kInvalidTopic,              // a topic name Kafka would refuse
+  kInvalidPartitions,         // a partition count that is not allowed
+  kInvalidReplicationFactor,  // more replicas than brokers, or below 1
 };
 
 // Name of the error code, e.g. "OffsetOutOfRange".

@@ -64,6 +64,8 @@ class [[nodiscard]] Result<void> {
 
   bool ok() const { return !error_.has_value(); }
   explicit operator bool() const { return ok(); }
+  // kOk, or the error's code.
+  Errc code() const { return error_ ? error_->code() : Errc::kOk; }
   const Error& error() const& {
     STRATA_CHECK(!ok(), "error() of a successful Result");
     return *error_;

@@ -262,7 +262,8 @@ class Reader {
     v.null = n < 0;
     if (n <= 0) return;
     if (!need(static_cast<size_t>(n), "records")) return;
-    v.slices.push_back(frame_.slice(static_cast<size_t>(p_ - frame_.data()), static_cast<size_t>(n)));
+    v.slices.push_back(
+        frame_.slice(static_cast<size_t>(p_ - frame_.data()), static_cast<size_t>(n)));
     p_ += n;
   }
   template <typename T>
@@ -299,10 +300,8 @@ class Reader {
     }
   }
   template <typename T>
-    requires std::is_class_v<T>
-  void read(T& s, bool) {
-    read_struct(s);
-  }
+  requires std::is_class_v<T>
+  void read(T& s, bool) { read_struct(s); }
 
   SharedBytes frame_;
   const std::byte* p_;
@@ -381,7 +380,8 @@ class Writer {
 
   size_t size() const {
     size_t n = buf_.size();
-    for (const auto& s : splices_) n += s.bytes.size();
+    for (const auto& s : splices_)
+      n += s.bytes.size();
     return n;
   }
 
@@ -440,7 +440,8 @@ class Writer {
   template <typename T>
   void write(const std::vector<T>& v, bool) {
     length(static_cast<int64_t>(v.size()), true);
-    for (const auto& e : v) write(e, false);
+    for (const auto& e : v)
+      write(e, false);
   }
   template <typename T>
   void write(const std::optional<std::vector<T>>& v, bool nullable) {
@@ -448,10 +449,8 @@ class Writer {
     write(*v, nullable);
   }
   template <typename T>
-    requires std::is_class_v<T>
-  void write(const T& s, bool) {
-    write_struct(s);
-  }
+  requires std::is_class_v<T>
+  void write(const T& s, bool) { write_struct(s); }
 
   int16_t version_;
   bool flexible_;

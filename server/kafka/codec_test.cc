@@ -28,13 +28,12 @@ class Filler {
  private:
   void fill(bool& v) { v = (++n_ % 2) == 0 ? true : true; }
   template <typename T>
-    requires std::is_integral_v<T>
-  void fill(T& v) {
-    v = static_cast<T>(++n_);
-  }
+  requires std::is_integral_v<T>
+  void fill(T& v) { v = static_cast<T>(++n_); }
   void fill(double& v) { v = 0.5 + static_cast<double>(++n_); }
   void fill(Uuid& v) {
-    for (auto& b : v) b = static_cast<uint8_t>(++n_);
+    for (auto& b : v)
+      b = static_cast<uint8_t>(++n_);
   }
   void fill(std::string& v) { v = "s" + std::to_string(++n_); }
   void fill(Bytes& v) { v = {std::byte{1}, static_cast<std::byte>(++n_)}; }
@@ -51,13 +50,12 @@ class Filler {
   template <typename T>
   void fill(std::vector<T>& v) {
     v.resize(2);
-    for (auto& e : v) fill(e);
+    for (auto& e : v)
+      fill(e);
   }
   template <typename T>
-    requires std::is_class_v<T>
-  void fill(T& s) {
-    s.visit(*this);
-  }
+  requires std::is_class_v<T>
+  void fill(T& s) { s.visit(*this); }
 
   int16_t version_;
   int n_ = 0;
@@ -122,10 +120,10 @@ TEST(Codec, MetadataV0RequestHasTheKnownLayout) {
   MetadataRequest req;
   req.topics = std::vector<MetadataRequest::Topic>{{kZeroUuid, "ab"}};
   auto b = bytes_of(encode_request(RequestHeader{3, 0, 7, "c"}, req));
-  std::vector<uint8_t> want = {0, 0, 0, 19,  // size
-                               0, 3, 0, 0, 0, 0, 0, 7,  // key 3, v0, correlation 7
-                               0, 1, 'c',               // client id
-                               0, 0, 0, 1, 0, 2, 'a', 'b'};
+  std::vector<uint8_t> want = {0, 0, 0,   19,                // size
+                               0, 3, 0,   0,  0, 0, 0,   7,  // key 3, v0, correlation 7
+                               0, 1, 'c',                    // client id
+                               0, 0, 0,   1,  0, 2, 'a', 'b'};
   EXPECT_EQ(b, want);
 }
 
@@ -134,17 +132,17 @@ TEST(Codec, FlexibleVersionsUseCompactLengthsAndTagSections) {
   req.topics = std::vector<MetadataRequest::Topic>{{kZeroUuid, "ab"}};
   req.allow_auto_topic_creation = false;
   auto b = bytes_of(encode_request(RequestHeader{3, 9, 1, std::nullopt}, req));
-  std::vector<uint8_t> want = {0, 0, 0, 20,  // size
-                               0, 3, 0, 9, 0, 0, 0, 1,  // key 3, v9, correlation 1
-                               0xFF, 0xFF,              // null client id (old encoding)
-                               0,                       // header tags
-                               2,                       // compact array of 1
-                               3, 'a', 'b',             // compact string
-                               0,                       // topic tags
-                               0,                       // allow auto creation
-                               0,                       // include cluster authorized ops
-                               0,                       // include topic authorized ops
-                               0};                      // body tags
+  std::vector<uint8_t> want = {0,    0,    0,   20,              // size
+                               0,    3,    0,   9,  0, 0, 0, 1,  // key 3, v9, correlation 1
+                               0xFF, 0xFF,                       // null client id (old encoding)
+                               0,                                // header tags
+                               2,                                // compact array of 1
+                               3,    'a',  'b',                  // compact string
+                               0,                                // topic tags
+                               0,                                // allow auto creation
+                               0,                                // include cluster authorized ops
+                               0,                                // include topic authorized ops
+                               0};                               // body tags
   EXPECT_EQ(b, want);
 }
 
@@ -169,13 +167,13 @@ struct TaggedExample {
 };
 
 TEST(Codec, TaggedFieldsAreReadByTagAndUnknownTagsSkipped) {
-  std::vector<uint8_t> raw = {0, 0, 0, 9,                 // a = 9
-                              3,                          // three tagged fields
-                              0, 3, 3, 'h', 'i',          // tag 0: compact string "hi"
-                              3, 2, 0xAB, 0xCD,           // tag 3: unknown, skipped
-                              5, 8, 0, 0, 0, 0, 0, 0, 1, 0};  // tag 5: int64 256
-  auto frame = SharedBytes::copy_of(std::span<const std::byte>(
-      reinterpret_cast<const std::byte*>(raw.data()), raw.size()));
+  std::vector<uint8_t> raw = {0, 0, 0,    9,                          // a = 9
+                              3,                                      // three tagged fields
+                              0, 3, 3,    'h',  'i',                  // tag 0: compact string "hi"
+                              3, 2, 0xAB, 0xCD,                       // tag 3: unknown, skipped
+                              5, 8, 0,    0,    0,   0, 0, 0, 1, 0};  // tag 5: int64 256
+  auto frame = SharedBytes::copy_of(
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(raw.data()), raw.size()));
   Reader r(frame, 0, 0, true, 1 << 20);
   TaggedExample t;
   r.read_struct(t);
@@ -198,13 +196,13 @@ TEST(Codec, TaggedFieldsAreReadByTagAndUnknownTagsSkipped) {
 
 TEST(Codec, TaggedFieldsOutOfOrderOrOverlongAreRejected) {
   std::vector<std::vector<uint8_t>> bad = {
-      {0, 0, 0, 1, 2, 5, 1, 0, 0, 1, 0},  // tags 5 then 0
-      {0, 0, 0, 1, 1, 0, 9, 3, 'h', 'i'},  // size 9 beyond the end
+      {0, 0, 0, 1, 2, 5, 1, 0, 0, 1, 0},                 // tags 5 then 0
+      {0, 0, 0, 1, 1, 0, 9, 3, 'h', 'i'},                // size 9 beyond the end
       {0, 0, 0, 1, 1, 5, 9, 0, 0, 0, 0, 0, 0, 0, 1, 0},  // int64 with an extra byte
   };
   for (const auto& raw : bad) {
-    auto frame = SharedBytes::copy_of(std::span<const std::byte>(
-        reinterpret_cast<const std::byte*>(raw.data()), raw.size()));
+    auto frame = SharedBytes::copy_of(
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(raw.data()), raw.size()));
     Reader r(frame, 0, 0, true, 1 << 20);
     TaggedExample t;
     r.read_struct(t);
@@ -215,8 +213,8 @@ TEST(Codec, TaggedFieldsOutOfOrderOrOverlongAreRejected) {
 TEST(Codec, HugeCountsFailBeforeAllocating) {
   // A Produce v3 body claiming 2^31-1 topics in 10 bytes.
   std::vector<uint8_t> body = {0xFF, 0xFF, 0, 1, 0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF};
-  auto frame = SharedBytes::copy_of(std::span<const std::byte>(
-      reinterpret_cast<const std::byte*>(body.data()), body.size()));
+  auto frame = SharedBytes::copy_of(
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(body.data()), body.size()));
   Reader r(frame, 0, 3, false, 1 << 20);
   ProduceRequest req;
   r.read_struct(req);
@@ -227,8 +225,8 @@ TEST(Codec, HugeCountsFailBeforeAllocating) {
 TEST(Codec, NegativeLengthsAreRejected) {
   // Metadata v1 with a topic array holding one string of length -5.
   std::vector<uint8_t> body = {0, 0, 0, 1, 0xFF, 0xFB};
-  auto frame = SharedBytes::copy_of(std::span<const std::byte>(
-      reinterpret_cast<const std::byte*>(body.data()), body.size()));
+  auto frame = SharedBytes::copy_of(
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(body.data()), body.size()));
   Reader r(frame, 0, 1, false, 1 << 20);
   MetadataRequest req;
   r.read_struct(req);
@@ -239,8 +237,8 @@ TEST(Codec, NegativeLengthsAreRejected) {
 TEST(Codec, NullInANonNullableFieldIsRejected) {
   // Metadata v1 topic name null (names become nullable only in v10).
   std::vector<uint8_t> body = {0, 0, 0, 1, 0xFF, 0xFF};
-  auto frame = SharedBytes::copy_of(std::span<const std::byte>(
-      reinterpret_cast<const std::byte*>(body.data()), body.size()));
+  auto frame = SharedBytes::copy_of(
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(body.data()), body.size()));
   Reader r(frame, 0, 1, false, 1 << 20);
   MetadataRequest req;
   r.read_struct(req);

@@ -59,7 +59,9 @@ enum class ErrorCode : int16_t {
   kUnknownTopicId = 100,
 };
 
-inline int16_t code(ErrorCode e) { return static_cast<int16_t>(e); }
+inline int16_t code(ErrorCode e) {
+  return static_cast<int16_t>(e);
+}
 
 std::string_view error_name(ErrorCode e);
 

@@ -31,7 +31,9 @@ constexpr std::array kApis = {
 
 }  // namespace
 
-std::span<const ApiInfo> supported_apis() { return kApis; }
+std::span<const ApiInfo> supported_apis() {
+  return kApis;
+}
 
 const ApiInfo* find_api(int16_t key) {
   for (const auto& a : kApis) {
@@ -68,7 +70,8 @@ Result<DecodedHeader> decode_request_header(const SharedBytes& frame) {
       tags.uvarint();
       uint32_t size = tags.uvarint();
       if (tags.need(size, "header tagged field")) {
-        for (uint32_t k = 0; k < size; ++k) tags.fixed<int8_t>();
+        for (uint32_t k = 0; k < size; ++k)
+          tags.fixed<int8_t>();
       }
     }
     if (!tags.ok()) return Error(Errc::kInvalidArgument, "request header: " + tags.error());
@@ -80,7 +83,8 @@ Result<DecodedHeader> decode_request_header(const SharedBytes& frame) {
 
 SharedBytes concat(const std::vector<SharedBytes>& parts) {
   size_t n = 0;
-  for (const auto& p : parts) n += p.size();
+  for (const auto& p : parts)
+    n += p.size();
   auto out = SharedBytes::allocate(n);
   size_t pos = 0;
   for (const auto& p : parts) {

@@ -49,8 +49,7 @@ Result<DecodedHeader> decode_request_header(const SharedBytes& frame);
 
 // Decodes a request body. `alloc_budget` caps what arrays may allocate.
 template <typename Request>
-Result<Request> decode_body(const SharedBytes& frame, const DecodedHeader& h,
-                            size_t alloc_budget) {
+Result<Request> decode_body(const SharedBytes& frame, const DecodedHeader& h, size_t alloc_budget) {
   bool flexible = h.header.api_version >= Request::kFlexibleFrom;
   Reader r(frame, h.body_offset, h.header.api_version, flexible, alloc_budget);
   Request req;

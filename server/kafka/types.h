@@ -20,9 +20,13 @@ struct VersionRange {
 };
 
 // "N+" of Kafka's message definitions.
-constexpr VersionRange since(int16_t v) { return {v, INT16_MAX}; }
+constexpr VersionRange since(int16_t v) {
+  return {v, INT16_MAX};
+}
 // "A-B".
-constexpr VersionRange between(int16_t a, int16_t b) { return {a, b}; }
+constexpr VersionRange between(int16_t a, int16_t b) {
+  return {a, b};
+}
 inline constexpr VersionRange kAllVersions = since(0);
 inline constexpr VersionRange kNoVersions = {1, 0};
 
@@ -40,14 +44,17 @@ struct Records {
 
   size_t size() const {
     size_t n = 0;
-    for (const auto& s : slices) n += s.size();
+    for (const auto& s : slices)
+      n += s.size();
     return n;
   }
   bool operator==(const Records& o) const {
     if (null != o.null || size() != o.size()) return false;
     std::vector<std::byte> a, b;
-    for (const auto& s : slices) a.insert(a.end(), s.data(), s.data() + s.size());
-    for (const auto& s : o.slices) b.insert(b.end(), s.data(), s.data() + s.size());
+    for (const auto& s : slices)
+      a.insert(a.end(), s.data(), s.data() + s.size());
+    for (const auto& s : o.slices)
+      b.insert(b.end(), s.data(), s.data() + s.size());
     return a == b;
   }
 };

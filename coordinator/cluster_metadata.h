@@ -1,0 +1,68 @@
+// ClusterSnapshot: an immutable view of the cluster's metadata — brokers,
+// topics, partitions, configs — shared by every shard. Changes publish a new
+// snapshot; readers keep the one they loaded for as long as they need it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/ids.h"
+
+namespace strata::coordinator {
+
+using TopicId = std::array<uint8_t, 16>;
+
+struct BrokerInfo {
+  int32_t node_id = 0;
+  std::string host;
+  int32_t port = 0;
+  std::optional<std::string> rack;
+};
+
+struct TopicInfo {
+  std::string name;
+  TopicId id{};
+  uint32_t number = 0;  // broker-local compact id, the high half of partition uids
+  int32_t partitions = 0;
+  int16_t replication_factor = 1;
+  std::map<std::string, std::string> configs;  // overrides of the broker defaults
+  bool internal = false;
+
+  PartitionUid uid(PartitionId p) const {
+    return PartitionUid((uint64_t{number} << 32) | static_cast<uint32_t>(p.value()));
+  }
+};
+
+struct ClusterSnapshot {
+  std::string cluster_id;
+  int32_t controller_id = -1;
+  std::vector<BrokerInfo> brokers;
+  std::map<std::string, std::shared_ptr<const TopicInfo>, std::less<>> topics;
+  uint64_t version = 0;  // bumps with every published change
+
+  const TopicInfo* find(std::string_view name) const {
+    auto it = topics.find(name);
+    return it == topics.end() ? nullptr : it->second.get();
+  }
+  const TopicInfo* find(const TopicId& id) const {
+    for (const auto& [name, t] : topics) {
+      if (t->id == id) return t.get();
+    }
+    return nullptr;
+  }
+};
+
+// Kafka's topic name rules: 1..249 characters of [a-zA-Z0-9._-], not "." or "..".
+std::optional<std::string> invalid_topic_name(std::string_view name);
+
+// 22-character URL-safe base64 of an id, as Kafka prints ids.
+std::string id_to_string(const TopicId& id);
+TopicId random_id();
+
+}  // namespace strata::coordinator

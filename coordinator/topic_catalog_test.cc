@@ -1,0 +1,110 @@
+#include "coordinator/topic_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include "base/testing/temp_dir.h"
+#include "coordinator/embedded_store.h"
+
+namespace strata::coordinator {
+namespace {
+
+class TopicCatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override { reopen(); }
+  void reopen() {
+    catalog_.reset();
+    store_ = EmbeddedStore::open(dir_ / "meta.json").value();
+    catalog_ = TopicCatalog::open(*store_, BrokerInfo{1, "127.0.0.1", 9092, std::nullopt}).value();
+  }
+  strata::testing::TempDir dir_;
+  std::unique_ptr<EmbeddedStore> store_;
+  std::unique_ptr<TopicCatalog> catalog_;
+};
+
+TEST_F(TopicCatalogTest, CreatedTopicsSurviveReopenWithTheirIds) {
+  auto t = catalog_->create_topic("orders", 6, 1, {{"retention.ms", "1000"}}, false).value();
+  auto cluster = catalog_->snapshot()->cluster_id;
+  EXPECT_EQ(cluster.size(), 22u);
+  reopen();
+  auto snap = catalog_->snapshot();
+  EXPECT_EQ(snap->cluster_id, cluster);
+  const TopicInfo* again = snap->find("orders");
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->id, t->id);
+  EXPECT_EQ(again->number, t->number);
+  EXPECT_EQ(again->partitions, 6);
+  EXPECT_EQ(again->configs.at("retention.ms"), "1000");
+  EXPECT_EQ(snap->find(t->id), again);
+  // A new topic after reopening gets a fresh number.
+  auto u = catalog_->create_topic("payments", 1, 1, {}, false).value();
+  EXPECT_NE(u->number, t->number);
+}
+
+TEST_F(TopicCatalogTest, RefusesBadTopicsWithTheRightError) {
+  ASSERT_TRUE(catalog_->create_topic("a.b", 1, 1, {}, false).ok());
+  struct Case {
+    std::string name;
+    int32_t partitions;
+    int16_t rf;
+    std::map<std::string, std::string> configs;
+    Errc code;
+  };
+  std::vector<Case> cases = {
+      {"a.b", 1, 1, {}, Errc::kAlreadyExists},
+      {"a_b", 1, 1, {}, Errc::kInvalidTopic},
+      {"bad name", 1, 1, {}, Errc::kInvalidTopic},
+      {"", 1, 1, {}, Errc::kInvalidTopic},
+      {"..", 1, 1, {}, Errc::kInvalidTopic},
+      {std::string(250, 'x'), 1, 1, {}, Errc::kInvalidTopic},
+      {"__private", 1, 1, {}, Errc::kInvalidTopic},
+      {"zero", 0, 1, {}, Errc::kInvalidPartitions},
+      {"rf", 1, 3, {}, Errc::kInvalidReplicationFactor},
+      {"cfg", 1, 1, {{"retention.ms", "never"}}, Errc::kInvalidConfig},
+      {"cfg2", 1, 1, {{"no.such.config", "1"}}, Errc::kInvalidConfig},
+  };
+  for (const auto& c : cases) {
+    auto r = catalog_->create_topic(c.name, c.partitions, c.rf, c.configs, false);
+    ASSERT_FALSE(r.ok()) << c.name;
+    EXPECT_EQ(r.error().code(), c.code) << c.name << ": " << r.error().to_string();
+  }
+  EXPECT_EQ(catalog_->snapshot()->topics.size(), 1u);
+}
+
+TEST_F(TopicCatalogTest, ValidateOnlyStoresNothing) {
+  ASSERT_TRUE(catalog_->create_topic("t", 3, 1, {}, true).ok());
+  EXPECT_EQ(catalog_->snapshot()->find("t"), nullptr);
+}
+
+TEST_F(TopicCatalogTest, PartitionsOnlyGrowAndConfigsReplace) {
+  ASSERT_TRUE(catalog_->create_topic("t", 2, 1, {{"segment.bytes", "100000"}}, false).ok());
+  EXPECT_EQ(catalog_->add_partitions("t", 2, false).code(), Errc::kInvalidPartitions);
+  ASSERT_TRUE(catalog_->add_partitions("t", 5, false).ok());
+  ASSERT_TRUE(catalog_->set_configs("t", {{"retention.bytes", "10"}}, false).ok());
+  EXPECT_EQ(catalog_->set_configs("t", {{"retention.bytes", "x"}}, false).code(),
+            Errc::kInvalidConfig);
+  reopen();
+  const auto* t = catalog_->snapshot()->find("t");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->partitions, 5);
+  EXPECT_EQ(t->configs, (std::map<std::string, std::string>{{"retention.bytes", "10"}}));
+  EXPECT_EQ(catalog_->add_partitions("nope", 5, false).code(), Errc::kNotFound);
+}
+
+TEST_F(TopicCatalogTest, DeletedTopicsAreGoneAfterReopen) {
+  ASSERT_TRUE(catalog_->create_topic("t", 1, 1, {}, false).ok());
+  auto before = catalog_->snapshot()->version;
+  ASSERT_TRUE(catalog_->delete_topic("t").ok());
+  EXPECT_GT(catalog_->snapshot()->version, before);
+  EXPECT_EQ(catalog_->delete_topic("t").code(), Errc::kNotFound);
+  reopen();
+  EXPECT_EQ(catalog_->snapshot()->find("t"), nullptr);
+}
+
+TEST(TopicNames, FollowKafkasRules) {
+  EXPECT_FALSE(invalid_topic_name("orders-2026_v1.x").has_value());
+  EXPECT_TRUE(invalid_topic_name("a/b").has_value());
+  EXPECT_TRUE(invalid_topic_name("é").has_value());
+}
+
+}  // namespace
+}  // namespace strata::coordinator
