@@ -1,5 +1,8 @@
 #include "engine/log.h"
 
+#include <algorithm>
+#include <array>
+#include <charconv>
 #include <climits>
 
 #include <boost/asio/post.hpp>
@@ -390,6 +393,73 @@ void Log::maybe_start_sync() {
   }
 }
 
+namespace {
+constexpr std::string_view kStartOffsetFile = "log_start_offset";
+}  // namespace
+
+Status Log::load_start_offset() {
+  auto path = options_.dir / kStartOffsetFile;
+  STRATA_ASSIGN_OR_RETURN(bool exists, options_.fs->exists(path));
+  if (!exists) return ok_status();
+  STRATA_ASSIGN_OR_RETURN(auto file, options_.fs->open(path, io::OpenMode::kOpenExisting));
+  std::array<std::byte, 32> buf{};
+  STRATA_ASSIGN_OR_RETURN(size_t n, file->pread(0, buf));
+  std::string text(reinterpret_cast<const char*>(buf.data()), n);
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || v < 0) {
+    // Never trust a damaged marker to hide data: fall back to the segments.
+    spdlog::warn("partition {}: ignoring unreadable {}", options_.uid, path.string());
+    return ok_status();
+  }
+  start_offset_ = std::clamp(Offset(v), start_offset_, end_offset_);
+  return ok_status();
+}
+
+Status Log::store_start_offset() {
+  auto path = options_.dir / kStartOffsetFile;
+  auto tmp = options_.dir / (std::string(kStartOffsetFile) + ".tmp");
+  std::string text = std::to_string(start_offset_.value());
+  {
+    STRATA_ASSIGN_OR_RETURN(auto file, options_.fs->open(tmp, io::OpenMode::kOpenOrCreate));
+    STRATA_TRY(file->truncate(0));
+    STRATA_TRY(file->pwrite(0, std::as_bytes(std::span(text.data(), text.size()))));
+    STRATA_TRY(file->sync_now());
+  }
+  STRATA_TRY(options_.fs->rename(tmp, path));
+  return dir_handle_->sync_now();
+}
+
+Status Log::delete_segments_below(Offset start) {
+  std::vector<std::shared_ptr<Segment>> doomed;
+  for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {
+    if (std::next(it)->first > start) break;
+    doomed.push_back(it->second);
+  }
+  for (const auto& seg : doomed) segments_.erase(seg->base);
+  if (last_entry_ && last_entry_->offset < segments_.begin()->first) last_entry_.reset();
+  STRATA_TRY(options_.index->drop_before(options_.uid, segments_.begin()->first));
+  for (const auto& seg : doomed) {
+    STRATA_TRY(options_.fs->remove(seg->file->path()));
+    spdlog::info("partition {}: deleted segment {} ({} bytes) below log start {}", options_.uid,
+                 seg->base, seg->size, start);
+  }
+  if (!doomed.empty()) dir_dirty_ = true;
+  return ok_status();
+}
+
+Status Log::advance_start_offset(Offset offset) {
+  if (offset < start_offset_ || offset > end_offset_) {
+    return Error(Errc::kOffsetOutOfRange,
+                 fmt::format("offset {} is outside the log {}..{} of partition {}", offset,
+                             start_offset_, end_offset_, options_.uid));
+  }
+  if (offset == start_offset_) return ok_status();
+  start_offset_ = offset;
+  STRATA_TRY(store_start_offset());
+  return delete_segments_below(start_offset_);
+}
+
 Result<size_t> Log::enforce_retention() {
   const auto& cfg = options_.config;
   if (!cfg.cleanup_delete) return size_t{0};
@@ -407,18 +477,11 @@ Result<size_t> Log::enforce_retention() {
     total -= seg->size;
   }
   if (doomed.empty()) return size_t{0};
-  for (const auto& seg : doomed)
-    segments_.erase(seg->base);
-  Offset new_start = segments_.begin()->first;
+  Offset new_start = std::next(segments_.find(doomed.back()->base))->first;
   start_offset_ = std::max(start_offset_, new_start);
-  if (last_entry_ && last_entry_->offset < start_offset_) last_entry_.reset();
-  STRATA_TRY(options_.index->drop_before(options_.uid, start_offset_));
-  for (const auto& seg : doomed) {
-    STRATA_TRY(options_.fs->remove(seg->file->path()));
-    spdlog::info("partition {}: retention deleted segment {} ({} bytes)", options_.uid, seg->base,
-                 seg->size);
-  }
-  dir_dirty_ = true;
+  spdlog::info("partition {}: retention removes {} segment(s) below offset {}", options_.uid,
+               doomed.size(), new_start);
+  STRATA_TRY(delete_segments_below(new_start));
   return doomed.size();
 }
 

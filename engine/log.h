@@ -111,9 +111,13 @@ class Log {
   void flush(FlushCallback done);
 
   // Whole batches starting with the one holding `offset`, up to `max_bytes`
-  // (at least one batch). kOffsetOutOfRange below the log start or beyond
-  // the log end; empty at the log end.
-  void read(Offset offset, size_t max_bytes, ReadCallback done);
+  // (at least one batch), none at or beyond `limit` (the high watermark for
+  // consumers). kOffsetOutOfRange below the log start or beyond the log
+  // end; empty at or beyond `limit`.
+  void read(Offset offset, size_t max_bytes, Offset limit, ReadCallback done);
+  void read(Offset offset, size_t max_bytes, ReadCallback done) {
+    read(offset, max_bytes, Offset::max(), std::move(done));
+  }
 
   // The first record whose timestamp is >= `ts`, or nullopt if none.
   void offset_for_timestamp(TimestampMs ts, TimestampCallback done);
@@ -121,6 +125,11 @@ class Log {
   // Deletes the closed segments that retention.ms or retention.bytes expire.
   // Returns the number of segments deleted.
   Result<size_t> enforce_retention();
+
+  // Moves the log start offset up to `offset` (DeleteRecords), durably, and
+  // deletes the segments wholly below it. `offset` must be within
+  // [log start, log end].
+  Status advance_start_offset(Offset offset);
 
   // Stops taking work, waits for operations in flight, makes everything
   // durable and records it in the index. The Log may then be destroyed.
@@ -132,6 +141,8 @@ class Log {
   Offset log_start_offset() const { return start_offset_; }
   Offset log_end_offset() const { return end_offset_; }  // committed; readers see below it
   Offset durable_offset() const { return durable_offset_; }
+  // Largest record timestamp in the log (kNoTimestamp when empty).
+  TimestampMs max_timestamp() const { return applied_.max_timestamp; }
   uint64_t size_bytes() const;
   size_t segment_count() const { return segments_.size(); }
   std::vector<Offset> segment_bases() const;
@@ -155,6 +166,10 @@ class Log {
 
   explicit Log(const LogOptions& options);
   Status recover();
+  Status load_start_offset();
+  Status store_start_offset();
+  // Removes whole segments below `start` (never the active one).
+  Status delete_segments_below(Offset start);
   Status open_new_segment(Offset base);
   bool should_roll(const Segment& active, size_t batch_bytes) const;
   void schedule_dispatch();

@@ -59,7 +59,7 @@ void walk_batches(std::shared_ptr<BatchCursor> cursor,
   w->step();
 }
 
-void Log::read(Offset offset, size_t max_bytes, ReadCallback done) {
+void Log::read(Offset offset, size_t max_bytes, Offset limit, ReadCallback done) {
   if (offset < start_offset_ || offset > end_offset_) {
     auto err = Error(Errc::kOffsetOutOfRange,
                      fmt::format("offset {} is outside the log {}..{} of partition {}", offset,
@@ -67,7 +67,7 @@ void Log::read(Offset offset, size_t max_bytes, ReadCallback done) {
     post([done = std::move(done), err] { done(err); });
     return;
   }
-  if (offset == end_offset_) {
+  if (offset == end_offset_ || offset >= limit) {
     post([done = std::move(done), end = end_offset_] { done(ReadResult{{}, 0, end}); });
     return;
   }
@@ -82,13 +82,13 @@ void Log::read(Offset offset, size_t max_bytes, ReadCallback done) {
   auto segment = std::make_shared<Offset>(seg->base);
   walk_batches<ReadResult>(
       BatchCursor::start(*this, seg, pos, chunk),
-      [this, offset, max_bytes, result,
+      [this, offset, max_bytes, limit, result,
        segment](const CursorBatch* b) -> std::optional<Result<ReadResult>> {
         auto finish = [&]() -> std::optional<Result<ReadResult>> {
           result->log_end_offset = end_offset_;
           return Result<ReadResult>(std::move(*result));
         };
-        if (b == nullptr) return finish();
+        if (b == nullptr || b->header.base_offset >= limit) return finish();
         if (b->header.last_offset() < offset) return std::nullopt;
         // A read returns whole batches of one segment; the first always.
         if (result->bytes > 0 &&

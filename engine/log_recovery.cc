@@ -234,6 +234,7 @@ Status Log::recover() {
 
   start_offset_ = segments_.begin()->first;
   next_offset_ = end_offset_ = durable_offset_ = applied_.next_offset;
+  STRATA_TRY(load_start_offset());
   active_assigned_ = segments_.rbegin()->second->size;
   if (recovery_.scanned) {
     spdlog::info("partition {}: recovered {} batches ({} bytes) in {}; log {}..{}", uid,

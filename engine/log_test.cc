@@ -501,6 +501,42 @@ TEST_F(LogTest, RetentionByBytesKeepsTheNewestSegmentsWithinTheLimit) {
   expect_index_agrees();
 }
 
+TEST_F(LogTest, ReadsStopAtTheLimit) {
+  ASSERT_TRUE(open_log().ok());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(append(make_batch(2, 10, [](int) { return 1; })).ok());
+  // A limit of 6 admits the batches at 0, 2 and 4, not the one at 6.
+  auto r = read(Offset(0), 1 << 20, Offset(6)).value();
+  auto batches = split(r);
+  ASSERT_EQ(batches.size(), 3u);
+  EXPECT_EQ(read_batch_header(batches.back().data()).base_offset, Offset(4));
+  EXPECT_TRUE(read(Offset(6), 1 << 20, Offset(6)).value().slices.empty());
+  EXPECT_TRUE(read(Offset(8), 1 << 20, Offset(6)).value().slices.empty());
+  EXPECT_EQ(read(Offset(11), 1 << 20, Offset(6)).error().code(), Errc::kOffsetOutOfRange);
+}
+
+TEST_F(LogTest, AdvancingTheStartOffsetIsDurableAndDropsWholeSegments) {
+  config_.segment_bytes = 4096;
+  ASSERT_TRUE(open_log().ok());
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(append(make_batch(2, 900, [](int) { return 1; })).ok());
+  auto bases = log_->segment_bases();
+  ASSERT_GE(bases.size(), 4u);
+  Offset target = bases[2] + 1;  // inside the third segment
+  ASSERT_TRUE(log_->advance_start_offset(target).ok());
+  EXPECT_EQ(log_->log_start_offset(), target);
+  EXPECT_EQ(log_->segment_bases().front(), bases[2]);
+  EXPECT_EQ(read(target - 1, 100).error().code(), Errc::kOffsetOutOfRange);
+  // The batch holding the new start is still served whole.
+  auto r = read(target, 100).value();
+  EXPECT_EQ(read_batch_header(split(r)[0].data()).base_offset, bases[2]);
+  EXPECT_EQ(log_->advance_start_offset(Offset(0)).code(), Errc::kOffsetOutOfRange);
+  EXPECT_EQ(log_->advance_start_offset(log_->log_end_offset() + 1).code(),
+            Errc::kOffsetOutOfRange);
+  crash(false);
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_EQ(log_->log_start_offset(), target);
+  EXPECT_EQ(log_->segment_bases().front(), bases[2]);
+}
+
 TEST_F(LogTest, RollsBySegmentAge) {
   config_.segment_ms = 1000;
   config_.segment_bytes = 1 << 30;

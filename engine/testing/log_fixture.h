@@ -126,9 +126,9 @@ class LogFixture : public ::testing::Test {
     return *st;
   }
 
-  Result<ReadResult> read(Offset offset, size_t max_bytes) {
+  Result<ReadResult> read(Offset offset, size_t max_bytes, Offset limit = Offset::max()) {
     std::optional<Result<ReadResult>> out;
-    log_->read(offset, max_bytes, [&](Result<ReadResult> r) { out = std::move(r); });
+    log_->read(offset, max_bytes, limit, [&](Result<ReadResult> r) { out = std::move(r); });
     loop_.run_until([&] { return out.has_value(); });
     return std::move(*out);
   }

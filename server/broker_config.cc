@@ -1,0 +1,227 @@
+#include "server/broker_config.h"
+
+#include <charconv>
+#include <fstream>
+#include <functional>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+namespace strata::server {
+namespace {
+
+Error bad_value(const std::string& key, const std::string& value, std::string_view why) {
+  return Error(Errc::kInvalidConfig, fmt::format("invalid value '{}' for {}: {}", value, key, why));
+}
+
+template <typename T>
+Result<T> parse_int(const std::string& key, const std::string& value, int64_t min, int64_t max) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
+    return bad_value(key, value, "not an integer");
+  }
+  if (v < min || v > max) return bad_value(key, value, fmt::format("must be between {} and {}", min, max));
+  return static_cast<T>(v);
+}
+
+Result<bool> parse_bool(const std::string& key, const std::string& value) {
+  if (value == "true") return true;
+  if (value == "false") return false;
+  return bad_value(key, value, "must be true or false");
+}
+
+// Kafka's broker-level names of topic configs.
+const std::map<std::string, std::string>& topic_default_keys() {
+  static const std::map<std::string, std::string> m = {
+      {"log.segment.bytes", "segment.bytes"},
+      {"log.roll.ms", "segment.ms"},
+      {"log.retention.ms", "retention.ms"},
+      {"log.retention.bytes", "retention.bytes"},
+      {"log.index.interval.bytes", "index.interval.bytes"},
+      {"message.max.bytes", "max.message.bytes"},
+      {"log.cleanup.policy", "cleanup.policy"},
+      {"log.message.timestamp.type", "message.timestamp.type"},
+      {"durability", "durability"},
+  };
+  return m;
+}
+
+}  // namespace
+
+Status BrokerConfig::set(const std::string& key, const std::string& value) {
+  if (auto it = topic_default_keys().find(key); it != topic_default_keys().end()) {
+    auto st = topic_defaults.set(it->second, value);
+    if (!st) return bad_value(key, value, st.error().message());
+    return ok_status();
+  }
+  // Kafka's coarser retention and roll units.
+  if (key == "log.retention.hours" || key == "log.retention.minutes" || key == "log.roll.hours") {
+    STRATA_ASSIGN_OR_RETURN(int64_t v, parse_int<int64_t>(key, value, -1, INT64_MAX / 3600000));
+    int64_t unit = key.ends_with("minutes") ? 60000 : 3600000;
+    std::string target = key == "log.roll.hours" ? "segment.ms" : "retention.ms";
+    return topic_defaults.set(target, std::to_string(v < 0 ? -1 : v * unit));
+  }
+  if (key == "node.id" || key == "broker.id") {
+    STRATA_ASSIGN_OR_RETURN(node_id, parse_int<int32_t>(key, value, 0, INT32_MAX));
+  } else if (key == "log.dirs" || key == "log.dir" || key == "data.dir") {
+    if (value.empty() || value.find(',') != std::string::npos) {
+      return bad_value(key, value, "must be exactly one directory");
+    }
+    data_dir = value;
+  } else if (key == "listeners" || key == "advertised.listeners") {
+    // PLAINTEXT://host:port or host:port
+    std::string v = value;
+    if (auto scheme = v.find("://"); scheme != std::string::npos) {
+      if (v.substr(0, scheme) != "PLAINTEXT") {
+        return bad_value(key, value, "only PLAINTEXT listeners are supported");
+      }
+      v = v.substr(scheme + 3);
+    }
+    auto colon = v.rfind(':');
+    if (colon == std::string::npos) return bad_value(key, value, "expected host:port");
+    STRATA_ASSIGN_OR_RETURN(uint16_t port, parse_int<uint16_t>(key, v.substr(colon + 1), 0, 65535));
+    std::string host = v.substr(0, colon);
+    if (key == "listeners") {
+      listen_host = host.empty() ? "0.0.0.0" : host;
+      listen_port = port;
+    } else {
+      if (host.empty() || port == 0) return bad_value(key, value, "needs a host and a port");
+      advertised_host = host;
+      advertised_port = port;
+    }
+  } else if (key == "num.cores" || key == "cores") {
+    STRATA_ASSIGN_OR_RETURN(cores, parse_int<unsigned>(key, value, 0, 1024));
+  } else if (key == "log.level") {
+    log_level = value;
+  } else if (key == "auto.create.topics.enable") {
+    STRATA_ASSIGN_OR_RETURN(auto_create_topics, parse_bool(key, value));
+  } else if (key == "num.partitions") {
+    STRATA_ASSIGN_OR_RETURN(num_partitions, parse_int<int32_t>(key, value, 1, 100000));
+  } else if (key == "default.replication.factor") {
+    STRATA_ASSIGN_OR_RETURN(default_replication_factor, parse_int<int16_t>(key, value, 1, 1));
+  } else if (key == "socket.request.max.bytes") {
+    STRATA_ASSIGN_OR_RETURN(socket_request_max_bytes,
+                            parse_int<int64_t>(key, value, 1024, 1LL << 30));
+  } else if (key == "max.inflight.requests.per.connection") {
+    STRATA_ASSIGN_OR_RETURN(max_inflight_requests, parse_int<int32_t>(key, value, 1, 100000));
+  } else if (key == "fetch.max.bytes") {
+    STRATA_ASSIGN_OR_RETURN(fetch_max_bytes, parse_int<int32_t>(key, value, 1024, INT32_MAX));
+  } else if (key == "log.retention.check.interval.ms") {
+    STRATA_ASSIGN_OR_RETURN(retention_check_interval_ms, parse_int<int64_t>(key, value, 1, INT64_MAX));
+  } else if (key == "shutdown.timeout.ms") {
+    STRATA_ASSIGN_OR_RETURN(shutdown_timeout_ms, parse_int<int64_t>(key, value, 0, INT64_MAX));
+  } else {
+    return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
+  }
+  return ok_status();
+}
+
+Status BrokerConfig::load_properties(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return Error::io(errno, "open config " + path.string());
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    auto trim = [](std::string s) {
+      auto b = s.find_first_not_of(" \t\r");
+      auto e = s.find_last_not_of(" \t\r");
+      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == '!') continue;
+    auto eq = line.find('=');
+    if (eq == std::string::npos) {
+      return Error(Errc::kInvalidConfig,
+                   fmt::format("{}:{}: expected key=value, got '{}'", path.string(), lineno, line));
+    }
+    auto st = set(trim(line.substr(0, eq)), trim(line.substr(eq + 1)));
+    if (!st) {
+      return Error(Errc::kInvalidConfig,
+                   fmt::format("{}:{}: {}", path.string(), lineno, st.error().message()));
+    }
+  }
+  return ok_status();
+}
+
+Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** argv) {
+  BrokerConfig cfg;
+  CLI::App app{
+      "strata-broker: a Kafka-compatible event log broker.\n"
+      "With no arguments it runs a single broker with an embedded coordinator,\n"
+      "listening on 127.0.0.1:9092 with its data in ./data.",
+      "strata-broker"};
+  std::string config_file, listen, advertised, data_dir, log_level;
+  std::vector<std::string> sets;
+  std::optional<int32_t> node_id;
+  std::optional<unsigned> cores;
+  app.add_option("-c,--config", config_file,
+                 "Kafka-style properties file (key=value lines); flags override it")
+      ->check(CLI::ExistingFile);
+  app.add_option("-d,--data-dir", data_dir, "Data directory (default ./data)");
+  app.add_option("-l,--listen", listen, "Address to listen on, host:port (default 127.0.0.1:9092)");
+  app.add_option("-a,--advertised", advertised,
+                 "Address clients are told to connect to, host:port (default: the listen address)");
+  app.add_option("-n,--node-id", node_id, "This broker's node id (default 1)");
+  app.add_option("--cores", cores, "Number of shards, one thread each (default: all CPUs)");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn or error (default info)");
+  app.add_option("-s,--set", sets,
+                 "Any broker property as key=value, e.g. --set num.partitions=3, "
+                 "--set log.retention.hours=24, --set auto.create.topics.enable=false; "
+                 "repeatable");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    std::cout << "\nProperties (for --config and --set):\n"
+                 "  node.id, log.dirs, listeners, advertised.listeners, num.cores, log.level,\n"
+                 "  auto.create.topics.enable, num.partitions, default.replication.factor,\n"
+                 "  socket.request.max.bytes, max.inflight.requests.per.connection,\n"
+                 "  fetch.max.bytes, log.retention.check.interval.ms, shutdown.timeout.ms,\n"
+                 "  and the topic defaults log.segment.bytes, log.roll.ms, log.roll.hours,\n"
+                 "  log.retention.ms, log.retention.minutes, log.retention.hours,\n"
+                 "  log.retention.bytes, log.index.interval.bytes, message.max.bytes,\n"
+                 "  log.cleanup.policy, log.message.timestamp.type, durability.\n";
+    return std::optional<BrokerConfig>();
+  } catch (const CLI::ParseError& e) {
+    return Error(Errc::kInvalidArgument, e.what());
+  }
+  if (!config_file.empty()) STRATA_TRY(cfg.load_properties(config_file));
+  for (const auto& kv : sets) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos) {
+      return Error(Errc::kInvalidArgument, fmt::format("--set expects key=value, got '{}'", kv));
+    }
+    STRATA_TRY(cfg.set(kv.substr(0, eq), kv.substr(eq + 1)));
+  }
+  if (!data_dir.empty()) STRATA_TRY(cfg.set("log.dirs", data_dir));
+  if (!listen.empty()) STRATA_TRY(cfg.set("listeners", listen));
+  if (!advertised.empty()) STRATA_TRY(cfg.set("advertised.listeners", advertised));
+  if (node_id) STRATA_TRY(cfg.set("node.id", std::to_string(*node_id)));
+  if (cores) STRATA_TRY(cfg.set("num.cores", std::to_string(*cores)));
+  if (!log_level.empty()) cfg.log_level = log_level;
+  return std::optional<BrokerConfig>(cfg);
+}
+
+std::map<std::string, std::string> BrokerConfig::describe() const {
+  std::map<std::string, std::string> m = {
+      {"node.id", std::to_string(node_id)},
+      {"log.dirs", data_dir.string()},
+      {"listeners", fmt::format("PLAINTEXT://{}:{}", listen_host, listen_port)},
+      {"advertised.listeners", fmt::format("PLAINTEXT://{}:{}", advertised_host_or_listen(),
+                                           advertised_port_or_listen())},
+      {"auto.create.topics.enable", auto_create_topics ? "true" : "false"},
+      {"num.partitions", std::to_string(num_partitions)},
+      {"default.replication.factor", std::to_string(default_replication_factor)},
+      {"socket.request.max.bytes", std::to_string(socket_request_max_bytes)},
+      {"fetch.max.bytes", std::to_string(fetch_max_bytes)},
+      {"log.retention.check.interval.ms", std::to_string(retention_check_interval_ms)},
+  };
+  auto topic = topic_defaults.to_map();
+  for (const auto& [broker_key, topic_key] : topic_default_keys()) m[broker_key] = topic[topic_key];
+  return m;
+}
+
+}  // namespace strata::server

@@ -1,0 +1,65 @@
+// BrokerConfig: everything strata-broker is configured with, from Kafka-style
+// `key=value` properties (a file given with --config, then --set overrides)
+// and from command-line flags. Defaults give a single broker on
+// 127.0.0.1:9092 with its data in ./data.
+//
+//   auto cfg = BrokerConfig::from_args(argc, argv);   // prints --help itself
+//
+// Unknown keys and bad values are errors whose message names them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "engine/topic_config.h"
+
+namespace strata::server {
+
+struct BrokerConfig {
+  int32_t node_id = 1;
+  std::filesystem::path data_dir = "data";
+  std::string listen_host = "127.0.0.1";
+  uint16_t listen_port = 9092;
+  std::string advertised_host;  // empty: the listen host
+  uint16_t advertised_port = 0;  // 0: the listen port
+  unsigned cores = 0;            // 0: one shard per CPU
+  std::string log_level = "info";
+
+  bool auto_create_topics = true;
+  int32_t num_partitions = 1;
+  int16_t default_replication_factor = 1;
+  int64_t socket_request_max_bytes = 104857600;
+  int32_t max_inflight_requests = 128;   // per connection
+  int32_t fetch_max_bytes = 57671680;    // cap on one fetch response
+  int64_t retention_check_interval_ms = 300000;
+  int64_t shutdown_timeout_ms = 10000;   // bound on draining connections at SIGTERM
+
+  // Broker-wide defaults of the topic configs (log.retention.ms and friends).
+  engine::TopicConfig topic_defaults;
+
+  // Parses argv. Returns nullopt after printing --help; errors name the
+  // offending flag or key.
+  static Result<std::optional<BrokerConfig>> from_args(int argc, char** argv);
+
+  // Applies one Kafka-style property, e.g. ("log.retention.hours", "24").
+  Status set(const std::string& key, const std::string& value);
+  // Reads a properties file: `key=value` lines, `#` or `!` comments.
+  Status load_properties(const std::filesystem::path& path);
+
+  std::string advertised_host_or_listen() const {
+    return advertised_host.empty() ? listen_host : advertised_host;
+  }
+  uint16_t advertised_port_or_listen() const {
+    return advertised_port == 0 ? listen_port : advertised_port;
+  }
+
+  // The broker-level properties and their current values (DescribeConfigs).
+  std::map<std::string, std::string> describe() const;
+};
+
+}  // namespace strata::server
