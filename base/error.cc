@@ -8,46 +8,26 @@ namespace strata {
 
 std::string_view errc_name(Errc code) {
   switch (code) {
-    case Errc::kOk:
-      return "Ok";
-    case Errc::kInvalidArgument:
-      return "InvalidArgument";
-    case Errc::kNotFound:
-      return "NotFound";
-    case Errc::kAlreadyExists:
-      return "AlreadyExists";
-    case Errc::kIoError:
-      return "IoError";
-    case Errc::kCorruption:
-      return "Corruption";
-    case Errc::kShutdown:
-      return "Shutdown";
-    case Errc::kInternal:
-      return "Internal";
-    case Errc::kCorruptMessage:
-      return "CorruptMessage";
-    case Errc::kInvalidRecord:
-      return "InvalidRecord";
-    case Errc::kUnsupportedMagic:
-      return "UnsupportedMagic";
-    case Errc::kMessageTooLarge:
-      return "MessageTooLarge";
-    case Errc::kTruncatedBatch:
-      return "TruncatedBatch";
-    case Errc::kControlBatchRejected:
-      return "ControlBatchRejected";
-    case Errc::kOffsetOutOfRange:
-      return "OffsetOutOfRange";
-    case Errc::kLogFailed:
-      return "LogFailed";
-    case Errc::kInvalidConfig:
-      return "InvalidConfig";
-    case Errc::kInvalidTopic:
-      return "InvalidTopic";
-    case Errc::kInvalidPartitions:
-      return "InvalidPartitions";
-    case Errc::kInvalidReplicationFactor:
-      return "InvalidReplicationFactor";
+    case Errc::kOk: return "Ok";
+    case Errc::kInvalidArgument: return "InvalidArgument";
+    case Errc::kNotFound: return "NotFound";
+    case Errc::kAlreadyExists: return "AlreadyExists";
+    case Errc::kIoError: return "IoError";
+    case Errc::kCorruption: return "Corruption";
+    case Errc::kShutdown: return "Shutdown";
+    case Errc::kInternal: return "Internal";
+    case Errc::kCorruptMessage: return "CorruptMessage";
+    case Errc::kInvalidRecord: return "InvalidRecord";
+    case Errc::kUnsupportedMagic: return "UnsupportedMagic";
+    case Errc::kMessageTooLarge: return "MessageTooLarge";
+    case Errc::kTruncatedBatch: return "TruncatedBatch";
+    case Errc::kControlBatchRejected: return "ControlBatchRejected";
+    case Errc::kOffsetOutOfRange: return "OffsetOutOfRange";
+    case Errc::kLogFailed: return "LogFailed";
+    case Errc::kInvalidConfig: return "InvalidConfig";
+    case Errc::kInvalidTopic: return "InvalidTopic";
+    case Errc::kInvalidPartitions: return "InvalidPartitions";
+    case Errc::kInvalidReplicationFactor: return "InvalidReplicationFactor";
   }
   return "Unknown";
 }

@@ -4,142 +4,82 @@ namespace strata::kafka {
 
 std::string_view error_name(ErrorCode e) {
   switch (e) {
-    case ErrorCode::kUnknownServerError:
-      return "UNKNOWN_SERVER_ERROR";
-    case ErrorCode::kNone:
-      return "NONE";
-    case ErrorCode::kOffsetOutOfRange:
-      return "OFFSET_OUT_OF_RANGE";
-    case ErrorCode::kCorruptMessage:
-      return "CORRUPT_MESSAGE";
-    case ErrorCode::kUnknownTopicOrPartition:
-      return "UNKNOWN_TOPIC_OR_PARTITION";
-    case ErrorCode::kInvalidFetchSize:
-      return "INVALID_FETCH_SIZE";
-    case ErrorCode::kLeaderNotAvailable:
-      return "LEADER_NOT_AVAILABLE";
-    case ErrorCode::kNotLeaderOrFollower:
-      return "NOT_LEADER_OR_FOLLOWER";
-    case ErrorCode::kRequestTimedOut:
-      return "REQUEST_TIMED_OUT";
-    case ErrorCode::kMessageTooLarge:
-      return "MESSAGE_TOO_LARGE";
-    case ErrorCode::kCoordinatorLoadInProgress:
-      return "COORDINATOR_LOAD_IN_PROGRESS";
-    case ErrorCode::kCoordinatorNotAvailable:
-      return "COORDINATOR_NOT_AVAILABLE";
-    case ErrorCode::kNotCoordinator:
-      return "NOT_COORDINATOR";
-    case ErrorCode::kInvalidTopicException:
-      return "INVALID_TOPIC_EXCEPTION";
-    case ErrorCode::kRecordListTooLarge:
-      return "RECORD_LIST_TOO_LARGE";
-    case ErrorCode::kNotEnoughReplicas:
-      return "NOT_ENOUGH_REPLICAS";
-    case ErrorCode::kNotEnoughReplicasAfterAppend:
-      return "NOT_ENOUGH_REPLICAS_AFTER_APPEND";
-    case ErrorCode::kInvalidRequiredAcks:
-      return "INVALID_REQUIRED_ACKS";
-    case ErrorCode::kIllegalGeneration:
-      return "ILLEGAL_GENERATION";
-    case ErrorCode::kInconsistentGroupProtocol:
-      return "INCONSISTENT_GROUP_PROTOCOL";
-    case ErrorCode::kInvalidGroupId:
-      return "INVALID_GROUP_ID";
-    case ErrorCode::kUnknownMemberId:
-      return "UNKNOWN_MEMBER_ID";
-    case ErrorCode::kInvalidSessionTimeout:
-      return "INVALID_SESSION_TIMEOUT";
-    case ErrorCode::kRebalanceInProgress:
-      return "REBALANCE_IN_PROGRESS";
-    case ErrorCode::kInvalidCommitOffsetSize:
-      return "INVALID_COMMIT_OFFSET_SIZE";
-    case ErrorCode::kClusterAuthorizationFailed:
-      return "CLUSTER_AUTHORIZATION_FAILED";
-    case ErrorCode::kInvalidTimestamp:
-      return "INVALID_TIMESTAMP";
-    case ErrorCode::kUnsupportedVersion:
-      return "UNSUPPORTED_VERSION";
-    case ErrorCode::kTopicAlreadyExists:
-      return "TOPIC_ALREADY_EXISTS";
-    case ErrorCode::kInvalidPartitions:
-      return "INVALID_PARTITIONS";
-    case ErrorCode::kInvalidReplicationFactor:
-      return "INVALID_REPLICATION_FACTOR";
-    case ErrorCode::kInvalidReplicaAssignment:
-      return "INVALID_REPLICA_ASSIGNMENT";
-    case ErrorCode::kInvalidConfig:
-      return "INVALID_CONFIG";
-    case ErrorCode::kNotController:
-      return "NOT_CONTROLLER";
-    case ErrorCode::kInvalidRequest:
-      return "INVALID_REQUEST";
-    case ErrorCode::kUnsupportedForMessageFormat:
-      return "UNSUPPORTED_FOR_MESSAGE_FORMAT";
-    case ErrorCode::kPolicyViolation:
-      return "POLICY_VIOLATION";
-    case ErrorCode::kOutOfOrderSequenceNumber:
-      return "OUT_OF_ORDER_SEQUENCE_NUMBER";
-    case ErrorCode::kDuplicateSequenceNumber:
-      return "DUPLICATE_SEQUENCE_NUMBER";
-    case ErrorCode::kInvalidProducerEpoch:
-      return "INVALID_PRODUCER_EPOCH";
-    case ErrorCode::kKafkaStorageError:
-      return "KAFKA_STORAGE_ERROR";
-    case ErrorCode::kGroupIdNotFound:
-      return "GROUP_ID_NOT_FOUND";
-    case ErrorCode::kUnsupportedCompressionType:
-      return "UNSUPPORTED_COMPRESSION_TYPE";
-    case ErrorCode::kMemberIdRequired:
-      return "MEMBER_ID_REQUIRED";
-    case ErrorCode::kFencedInstanceId:
-      return "FENCED_INSTANCE_ID";
-    case ErrorCode::kInvalidRecord:
-      return "INVALID_RECORD";
-    case ErrorCode::kUnknownTopicId:
-      return "UNKNOWN_TOPIC_ID";
+    case ErrorCode::kUnknownServerError: return "UNKNOWN_SERVER_ERROR";
+    case ErrorCode::kNone: return "NONE";
+    case ErrorCode::kOffsetOutOfRange: return "OFFSET_OUT_OF_RANGE";
+    case ErrorCode::kCorruptMessage: return "CORRUPT_MESSAGE";
+    case ErrorCode::kUnknownTopicOrPartition: return "UNKNOWN_TOPIC_OR_PARTITION";
+    case ErrorCode::kInvalidFetchSize: return "INVALID_FETCH_SIZE";
+    case ErrorCode::kLeaderNotAvailable: return "LEADER_NOT_AVAILABLE";
+    case ErrorCode::kNotLeaderOrFollower: return "NOT_LEADER_OR_FOLLOWER";
+    case ErrorCode::kRequestTimedOut: return "REQUEST_TIMED_OUT";
+    case ErrorCode::kMessageTooLarge: return "MESSAGE_TOO_LARGE";
+    case ErrorCode::kCoordinatorLoadInProgress: return "COORDINATOR_LOAD_IN_PROGRESS";
+    case ErrorCode::kCoordinatorNotAvailable: return "COORDINATOR_NOT_AVAILABLE";
+    case ErrorCode::kNotCoordinator: return "NOT_COORDINATOR";
+    case ErrorCode::kInvalidTopicException: return "INVALID_TOPIC_EXCEPTION";
+    case ErrorCode::kRecordListTooLarge: return "RECORD_LIST_TOO_LARGE";
+    case ErrorCode::kNotEnoughReplicas: return "NOT_ENOUGH_REPLICAS";
+    case ErrorCode::kNotEnoughReplicasAfterAppend: return "NOT_ENOUGH_REPLICAS_AFTER_APPEND";
+    case ErrorCode::kInvalidRequiredAcks: return "INVALID_REQUIRED_ACKS";
+    case ErrorCode::kIllegalGeneration: return "ILLEGAL_GENERATION";
+    case ErrorCode::kInconsistentGroupProtocol: return "INCONSISTENT_GROUP_PROTOCOL";
+    case ErrorCode::kInvalidGroupId: return "INVALID_GROUP_ID";
+    case ErrorCode::kUnknownMemberId: return "UNKNOWN_MEMBER_ID";
+    case ErrorCode::kInvalidSessionTimeout: return "INVALID_SESSION_TIMEOUT";
+    case ErrorCode::kRebalanceInProgress: return "REBALANCE_IN_PROGRESS";
+    case ErrorCode::kInvalidCommitOffsetSize: return "INVALID_COMMIT_OFFSET_SIZE";
+    case ErrorCode::kClusterAuthorizationFailed: return "CLUSTER_AUTHORIZATION_FAILED";
+    case ErrorCode::kInvalidTimestamp: return "INVALID_TIMESTAMP";
+    case ErrorCode::kUnsupportedVersion: return "UNSUPPORTED_VERSION";
+    case ErrorCode::kTopicAlreadyExists: return "TOPIC_ALREADY_EXISTS";
+    case ErrorCode::kInvalidPartitions: return "INVALID_PARTITIONS";
+    case ErrorCode::kInvalidReplicationFactor: return "INVALID_REPLICATION_FACTOR";
+    case ErrorCode::kInvalidReplicaAssignment: return "INVALID_REPLICA_ASSIGNMENT";
+    case ErrorCode::kInvalidConfig: return "INVALID_CONFIG";
+    case ErrorCode::kNotController: return "NOT_CONTROLLER";
+    case ErrorCode::kInvalidRequest: return "INVALID_REQUEST";
+    case ErrorCode::kUnsupportedForMessageFormat: return "UNSUPPORTED_FOR_MESSAGE_FORMAT";
+    case ErrorCode::kPolicyViolation: return "POLICY_VIOLATION";
+    case ErrorCode::kOutOfOrderSequenceNumber: return "OUT_OF_ORDER_SEQUENCE_NUMBER";
+    case ErrorCode::kDuplicateSequenceNumber: return "DUPLICATE_SEQUENCE_NUMBER";
+    case ErrorCode::kInvalidProducerEpoch: return "INVALID_PRODUCER_EPOCH";
+    case ErrorCode::kKafkaStorageError: return "KAFKA_STORAGE_ERROR";
+    case ErrorCode::kGroupIdNotFound: return "GROUP_ID_NOT_FOUND";
+    case ErrorCode::kFetchSessionIdNotFound: return "FETCH_SESSION_ID_NOT_FOUND";
+    case ErrorCode::kFencedLeaderEpoch: return "FENCED_LEADER_EPOCH";
+    case ErrorCode::kUnknownLeaderEpoch: return "UNKNOWN_LEADER_EPOCH";
+    case ErrorCode::kUnsupportedCompressionType: return "UNSUPPORTED_COMPRESSION_TYPE";
+    case ErrorCode::kMemberIdRequired: return "MEMBER_ID_REQUIRED";
+    case ErrorCode::kFencedInstanceId: return "FENCED_INSTANCE_ID";
+    case ErrorCode::kInvalidRecord: return "INVALID_RECORD";
+    case ErrorCode::kUnknownTopicId: return "UNKNOWN_TOPIC_ID";
   }
   return "UNKNOWN";
 }
 
 ErrorCode to_error_code(Errc errc) {
   switch (errc) {
-    case Errc::kOk:
-      return ErrorCode::kNone;
+    case Errc::kOk: return ErrorCode::kNone;
     case Errc::kCorruptMessage:
-    case Errc::kTruncatedBatch:
-      return ErrorCode::kCorruptMessage;
+    case Errc::kTruncatedBatch: return ErrorCode::kCorruptMessage;
     case Errc::kInvalidRecord:
-    case Errc::kControlBatchRejected:
-      return ErrorCode::kInvalidRecord;
-    case Errc::kUnsupportedMagic:
-      return ErrorCode::kUnsupportedForMessageFormat;
-    case Errc::kMessageTooLarge:
-      return ErrorCode::kMessageTooLarge;
-    case Errc::kOffsetOutOfRange:
-      return ErrorCode::kOffsetOutOfRange;
-    case Errc::kInvalidConfig:
-      return ErrorCode::kInvalidConfig;
-    case Errc::kInvalidTopic:
-      return ErrorCode::kInvalidTopicException;
-    case Errc::kInvalidPartitions:
-      return ErrorCode::kInvalidPartitions;
-    case Errc::kInvalidReplicationFactor:
-      return ErrorCode::kInvalidReplicationFactor;
-    case Errc::kNotFound:
-      return ErrorCode::kUnknownTopicOrPartition;
-    case Errc::kAlreadyExists:
-      return ErrorCode::kTopicAlreadyExists;
-    case Errc::kInvalidArgument:
-      return ErrorCode::kInvalidRequest;
+    case Errc::kControlBatchRejected: return ErrorCode::kInvalidRecord;
+    case Errc::kUnsupportedMagic: return ErrorCode::kUnsupportedForMessageFormat;
+    case Errc::kMessageTooLarge: return ErrorCode::kMessageTooLarge;
+    case Errc::kOffsetOutOfRange: return ErrorCode::kOffsetOutOfRange;
+    case Errc::kInvalidConfig: return ErrorCode::kInvalidConfig;
+    case Errc::kInvalidTopic: return ErrorCode::kInvalidTopicException;
+    case Errc::kInvalidPartitions: return ErrorCode::kInvalidPartitions;
+    case Errc::kInvalidReplicationFactor: return ErrorCode::kInvalidReplicationFactor;
+    case Errc::kNotFound: return ErrorCode::kUnknownTopicOrPartition;
+    case Errc::kAlreadyExists: return ErrorCode::kTopicAlreadyExists;
+    case Errc::kInvalidArgument: return ErrorCode::kInvalidRequest;
     case Errc::kIoError:
     case Errc::kCorruption:
-    case Errc::kLogFailed:
-      return ErrorCode::kKafkaStorageError;
-    case Errc::kShutdown:
-      return ErrorCode::kNotLeaderOrFollower;
-    case Errc::kInternal:
-      return ErrorCode::kUnknownServerError;
+    case Errc::kLogFailed: return ErrorCode::kKafkaStorageError;
+    case Errc::kShutdown: return ErrorCode::kNotLeaderOrFollower;
+    case Errc::kInternal: return ErrorCode::kUnknownServerError;
   }
   return ErrorCode::kUnknownServerError;
 }

@@ -1,0 +1,190 @@
+#include "server/broker.h"
+
+#include <future>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "server/listener.h"
+
+namespace strata::server {
+namespace {
+
+// Runs `fn` on `shard` and blocks until it ran (start-up and shutdown only).
+template <typename F>
+auto run_on(io::Shard& shard, F fn) {
+  std::promise<decltype(fn())> p;
+  auto f = p.get_future();
+  shard.post([&] {
+    if constexpr (std::is_void_v<decltype(fn())>) {
+      fn();
+      p.set_value();
+    } else {
+      p.set_value(fn());
+    }
+  });
+  return f.get();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Broker>> Broker::start(const BrokerConfig& config) {
+  std::unique_ptr<Broker> b(new Broker(config));
+  STRATA_TRY(b->open());
+  return b;
+}
+
+Broker::Broker(const BrokerConfig& config) : config_(config) {}
+
+Broker::~Broker() {
+  if (!stopped_) {
+    // Not stopped cleanly (a failed start): halt threads without the marker.
+    if (listener_) run_on(shard(0), [&] { listener_->close(); });
+    for (auto& s : shards_) s->stop();
+    if (control_) control_->stop();
+  }
+  listener_.reset();
+  states_.clear();
+  shards_.clear();
+}
+
+unsigned Broker::shard_for(PartitionUid uid) const {
+  uint64_t topic = uid.value() >> 32;
+  uint64_t partition = uid.value() & 0xFFFFFFFF;
+  return static_cast<unsigned>((topic + partition) % shards_.size());
+}
+
+uint16_t Broker::port() const { return listener_->port(); }
+
+engine::TopicConfig Broker::effective_config(const coordinator::TopicInfo& topic) const {
+  auto c = engine::TopicConfig::from_map(topic.configs, config_.topic_defaults);
+  // The catalog validated the overrides when they were stored.
+  return c.ok() ? *c : config_.topic_defaults;
+}
+
+Status Broker::open() {
+  unsigned cores = config_.cores != 0 ? config_.cores : std::max(1u, std::thread::hardware_concurrency());
+  STRATA_ASSIGN_OR_RETURN(control_, io::Shard::create(cores));
+  control_fs_ = std::make_unique<io::DiskFileSystem>(&control_->ring());
+  control_->start();
+
+  engine::LogManager::Options lo;
+  lo.data_dir = config_.data_dir;
+  lo.clock = &clock();
+  lo.fs = control_fs_.get();
+  STRATA_ASSIGN_OR_RETURN(logs_, engine::LogManager::open(lo));
+  STRATA_ASSIGN_OR_RETURN(store_, coordinator::EmbeddedStore::open(config_.data_dir / "metadata.json"));
+  coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
+                               config_.advertised_port_or_listen(), std::nullopt};
+  STRATA_ASSIGN_OR_RETURN(catalog_, coordinator::TopicCatalog::open(*store_, self));
+  remove_orphan_dirs();
+
+  for (unsigned i = 0; i < cores; ++i) {
+    STRATA_ASSIGN_OR_RETURN(auto shard, io::Shard::create(i, 1024));
+    shards_.push_back(std::move(shard));
+  }
+  for (auto& s : shards_) {
+    states_.push_back(std::make_unique<ShardState>(*this, *s));
+    s->start();
+  }
+  // Open (and recover) every partition, all shards in parallel.
+  std::promise<void> opened;
+  reconcile_all([&] { opened.set_value(); });
+  opened.get_future().get();
+  for (auto& st : states_) run_on(st->shard(), [&] { st->start_retention(); });
+
+  STRATA_ASSIGN_OR_RETURN(listener_, run_on(shard(0), [&] { return Listener::open(*this); }));
+  spdlog::info("strata-broker node {} serving {} topic(s) on {}:{} with {} shard(s), data in {}",
+               config_.node_id, snapshot()->topics.size(), config_.listen_host, port(), cores,
+               config_.data_dir.string());
+  return ok_status();
+}
+
+void Broker::remove_orphan_dirs() {
+  // Partition directories of topics the catalog does not know are left over
+  // from a deletion interrupted by a crash; a new topic of the same name must
+  // not inherit them.
+  auto snap = snapshot();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(config_.data_dir, ec)) {
+    if (!entry.is_directory()) continue;
+    std::string name = entry.path().filename().string();
+    if (name == engine::kIndexDir) continue;
+    auto dash = name.rfind('-');
+    bool known = false;
+    if (dash != std::string::npos && dash + 1 < name.size()) {
+      const auto* topic = snap->find(std::string_view(name).substr(0, dash));
+      try {
+        int32_t p = std::stoi(name.substr(dash + 1));
+        known = topic != nullptr && p >= 0 && p < topic->partitions;
+      } catch (const std::exception&) {
+        known = false;
+      }
+    }
+    if (!known) {
+      spdlog::warn("removing {}: it belongs to no known topic partition", entry.path().string());
+      std::filesystem::remove_all(entry.path(), ec);
+    }
+  }
+}
+
+void Broker::reconcile_all(std::function<void()> done) {
+  auto snap = snapshot();
+  auto remaining = std::make_shared<std::atomic<size_t>>(states_.size());
+  auto shared_done = std::make_shared<std::function<void()>>(std::move(done));
+  for (auto& st : states_) {
+    st->shard().post([st = st.get(), snap, remaining, shared_done] {
+      st->reconcile(snap, [remaining, shared_done] {
+        if (remaining->fetch_sub(1) == 1) (*shared_done)();
+      });
+    });
+  }
+}
+
+void Broker::change_topics(unsigned origin, std::function<Status()> mutation,
+                           std::function<void(Status)> done) {
+  control_->post([this, origin, mutation = std::move(mutation), done = std::move(done)]() mutable {
+    Status st = mutation();
+    auto reply = [this, origin, done = std::move(done), st]() mutable {
+      shard(origin).post([done = std::move(done), st] { done(st); });
+    };
+    if (!st) return reply();
+    reconcile_all(std::move(reply));
+  });
+}
+
+Status Broker::stop() {
+  if (stopped_) return ok_status();
+  stopping_ = true;
+  spdlog::info("stopping: no new connections; finishing requests in flight");
+  run_on(shard(0), [&] { listener_->close(); });
+  for (auto& st : states_) run_on(st->shard(), [&] { st->wake_all(); });
+  // Let connections finish what they started, within the bound.
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(config_.shutdown_timeout_ms);
+  for (auto& st : states_) {
+    std::promise<void> drained;
+    auto f = drained.get_future();
+    st->shard().post([&] { listener_->drain_shard(st->id(), deadline, [&] { drained.set_value(); }); });
+    f.get();
+  }
+  Status result = ok_status();
+  for (auto& st : states_) {
+    std::promise<Status> closed;
+    auto f = closed.get_future();
+    st->shard().post([&] { st->close_all([&](Status s) { closed.set_value(s); }); });
+    if (auto s = f.get(); !s && result.ok()) result = s;
+  }
+  for (auto& s : shards_) s->stop();
+  if (result.ok()) {
+    result = logs_->mark_clean_shutdown();
+  } else {
+    spdlog::error("not marking a clean shutdown: {}", result.error().to_string());
+  }
+  control_->stop();
+  stopped_ = true;
+  spdlog::info("stopped{}", result.ok() ? " cleanly" : "");
+  return result;
+}
+
+}  // namespace strata::server

@@ -1,0 +1,81 @@
+// Broker: one strata-broker process — its shards, data directory, topic
+// catalog, control thread and listener — and the services request handlers
+// use (routing a partition to its shard, running topic changes).
+//
+//   auto broker = Broker::start(config).value();   // listening when it returns
+//   ... SIGTERM ...
+//   broker->stop();                                  // drains, flushes, marks clean
+//
+// Thread-safety: every public method may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "coordinator/embedded_store.h"
+#include "coordinator/topic_catalog.h"
+#include "engine/log_manager.h"
+#include "io/shard.h"
+#include "server/broker_config.h"
+#include "server/shard_state.h"
+
+namespace strata::server {
+
+class Listener;
+
+class Broker {
+ public:
+  static Result<std::unique_ptr<Broker>> start(const BrokerConfig& config);
+  ~Broker();
+
+  // Stops accepting, lets connections finish what they started (bounded by
+  // shutdown.timeout.ms), closes every log with a flush, and writes the
+  // clean-shutdown marker. Blocks; call from outside the shards.
+  Status stop();
+
+  const BrokerConfig& config() const { return config_; }
+  engine::LogManager& logs() { return *logs_; }
+  coordinator::TopicCatalog& catalog() { return *catalog_; }
+  std::shared_ptr<const coordinator::ClusterSnapshot> snapshot() const {
+    return catalog_->snapshot();
+  }
+  const Clock& clock() const { return SystemClock::instance(); }
+
+  unsigned shard_count() const { return static_cast<unsigned>(shards_.size()); }
+  unsigned shard_for(PartitionUid uid) const;
+  ShardState& state(unsigned shard) { return *states_[shard]; }
+  io::Shard& shard(unsigned i) { return *shards_[i]; }
+  uint16_t port() const;  // the port actually bound (tests listen on port 0)
+  bool stopping() const { return stopping_.load(); }
+
+  // The configuration a topic's logs run with: broker defaults + overrides.
+  engine::TopicConfig effective_config(const coordinator::TopicInfo& topic) const;
+
+  // Runs `mutation` (a catalog change) on the control thread, then brings
+  // every shard in line with the new snapshot (opening or deleting
+  // partitions), then runs `done` on shard `origin`.
+  void change_topics(unsigned origin, std::function<Status()> mutation,
+                     std::function<void(Status)> done);
+
+ private:
+  explicit Broker(const BrokerConfig& config);
+  Status open();
+  void reconcile_all(std::function<void()> done);
+  void remove_orphan_dirs();
+
+  BrokerConfig config_;
+  std::unique_ptr<io::Shard> control_;
+  std::unique_ptr<io::DiskFileSystem> control_fs_;
+  std::unique_ptr<engine::LogManager> logs_;
+  std::unique_ptr<coordinator::EmbeddedStore> store_;
+  std::unique_ptr<coordinator::TopicCatalog> catalog_;
+  std::vector<std::unique_ptr<io::Shard>> shards_;
+  std::vector<std::unique_ptr<ShardState>> states_;
+  std::unique_ptr<Listener> listener_;
+  std::atomic<bool> stopping_{false};
+  bool stopped_ = false;
+};
+
+}  // namespace strata::server

@@ -1,0 +1,73 @@
+// Connection: one client's TCP connection, on the shard it was given to.
+//
+// Reads size-prefixed request frames (refusing any over
+// socket.request.max.bytes before allocating it), hands each to its API
+// handler, and writes the responses back in request order even though
+// handlers finish out of order (clients pipeline). At most
+// max.inflight.requests.per.connection requests are in progress; reading
+// pauses beyond that. A frame that cannot be answered (unknown API or
+// version, unreadable header or body) closes the connection; other
+// connections are unaffected.
+//
+// Thread-safety: the shard's thread only. Handlers keep the Connection alive
+// (shared_ptr) until they reply.
+#pragma once
+
+#include <array>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include "base/shared_bytes.h"
+#include "server/dispatch.h"
+
+namespace strata::server {
+
+class Broker;
+class ShardState;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Broker& broker, ShardState& shard, boost::asio::ip::tcp::socket socket);
+  ~Connection();
+
+  void start();
+  // Stops reading new requests; closes once every started request was
+  // answered. `closed` runs when the socket is closed.
+  void drain(std::function<void()> closed);
+  void close();
+  bool closed() const { return closed_; }
+
+ private:
+  struct Slot {
+    bool done = false;
+    Reply reply;
+  };
+
+  void read_size();
+  void read_frame(size_t size);
+  void handle_frame(SharedBytes frame);
+  void complete(uint64_t seq, Reply reply);
+  void maybe_write();
+  void maybe_resume_reading();
+  void maybe_finish_drain();
+
+  Broker& broker_;
+  ShardState& shard_;
+  boost::asio::ip::tcp::socket socket_;
+  std::string peer_;
+  std::array<std::byte, 4> size_buf_{};
+  std::deque<Slot> slots_;  // requests in arrival order, front = oldest
+  uint64_t first_seq_ = 0;  // sequence number of slots_.front()
+  bool reading_ = false;
+  bool writing_ = false;
+  bool closed_ = false;
+  bool draining_ = false;
+  std::function<void()> on_closed_;
+};
+
+}  // namespace strata::server

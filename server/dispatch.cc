@@ -1,0 +1,104 @@
+#include "server/dispatch.h"
+
+#include <spdlog/spdlog.h>
+
+#include "server/broker.h"
+#include "server/handlers/handlers.h"
+#include "server/kafka/error_code.h"
+
+namespace strata::server {
+namespace {
+
+// What one request may make the decoder allocate, beyond the frame itself.
+size_t alloc_budget(const SharedBytes& frame) { return 8 * frame.size() + 65536; }
+
+template <typename Request, typename Response, typename Handler>
+void decode_and_run(const RequestContext& ctx, const SharedBytes& frame,
+                    const kafka::DecodedHeader& h, ReplyFn reply, Handler handler) {
+  auto req = kafka::decode_body<Request>(frame, h, alloc_budget(frame));
+  if (!req) {
+    spdlog::warn("connection {}: closing: malformed {} v{} request: {}", ctx.peer,
+                 kafka::find_api(h.header.api_key)->name, h.header.api_version,
+                 req.error().message());
+    return reply(Reply{{}, true});
+  }
+  handler(ctx, std::move(req).value(), Responder<Response>{ctx, std::move(reply)});
+}
+
+// ApiVersions at a version we do not know: answer in the v0 layout with
+// UNSUPPORTED_VERSION and our ranges, so the client can retry lower.
+void unsupported_api_versions(const RequestContext& ctx, const ReplyFn& reply) {
+  kafka::ApiVersionsResponse resp;
+  resp.error_code = kafka::code(kafka::ErrorCode::kUnsupportedVersion);
+  for (const auto& api : kafka::supported_apis()) {
+    resp.api_keys.push_back({api.key, api.min_version, api.max_version});
+  }
+  reply(Reply{kafka::encode_response(ctx.header.correlation_id, 18, 0, resp), false});
+}
+
+}  // namespace
+
+void dispatch(const RequestContext& ctx, const SharedBytes& frame, const kafka::DecodedHeader& h,
+              ReplyFn reply) {
+  using namespace kafka;
+  if (!h.known) {
+    if (h.header.api_key == ApiVersionsRequest::kApiKey) return unsupported_api_versions(ctx, reply);
+    const ApiInfo* api = find_api(h.header.api_key);
+    if (api == nullptr) {
+      spdlog::warn("connection {}: closing: unknown API key {}", ctx.peer, h.header.api_key);
+    } else {
+      spdlog::warn("connection {}: closing: {} v{} is not supported (v{}-{} are)", ctx.peer,
+                   api->name, h.header.api_version, api->min_version, api->max_version);
+    }
+    return reply(Reply{{}, true});
+  }
+  switch (h.header.api_key) {
+    case ProduceRequest::kApiKey: {
+      auto req = decode_body<ProduceRequest>(frame, h, alloc_budget(frame));
+      if (!req) {
+        spdlog::warn("connection {}: closing: malformed Produce v{} request: {}", ctx.peer,
+                     h.header.api_version, req.error().message());
+        return reply(Reply{{}, true});
+      }
+      return handlers::produce(ctx, std::move(req).value(), std::move(reply));
+    }
+    case FetchRequest::kApiKey:
+      return decode_and_run<FetchRequest, FetchResponse>(ctx, frame, h, reply, handlers::fetch);
+    case ListOffsetsRequest::kApiKey:
+      return decode_and_run<ListOffsetsRequest, ListOffsetsResponse>(ctx, frame, h, reply,
+                                                                     handlers::list_offsets);
+    case MetadataRequest::kApiKey:
+      return decode_and_run<MetadataRequest, MetadataResponse>(ctx, frame, h, reply,
+                                                               handlers::metadata);
+    case ApiVersionsRequest::kApiKey:
+      return decode_and_run<ApiVersionsRequest, ApiVersionsResponse>(ctx, frame, h, reply,
+                                                                     handlers::api_versions);
+    case CreateTopicsRequest::kApiKey:
+      return decode_and_run<CreateTopicsRequest, CreateTopicsResponse>(ctx, frame, h, reply,
+                                                                       handlers::create_topics);
+    case DeleteTopicsRequest::kApiKey:
+      return decode_and_run<DeleteTopicsRequest, DeleteTopicsResponse>(ctx, frame, h, reply,
+                                                                       handlers::delete_topics);
+    case DeleteRecordsRequest::kApiKey:
+      return decode_and_run<DeleteRecordsRequest, DeleteRecordsResponse>(ctx, frame, h, reply,
+                                                                         handlers::delete_records);
+    case DescribeConfigsRequest::kApiKey:
+      return decode_and_run<DescribeConfigsRequest, DescribeConfigsResponse>(
+          ctx, frame, h, reply, handlers::describe_configs);
+    case AlterConfigsRequest::kApiKey:
+      return decode_and_run<AlterConfigsRequest, AlterConfigsResponse>(ctx, frame, h, reply,
+                                                                       handlers::alter_configs);
+    case CreatePartitionsRequest::kApiKey:
+      return decode_and_run<CreatePartitionsRequest, CreatePartitionsResponse>(
+          ctx, frame, h, reply, handlers::create_partitions);
+    case IncrementalAlterConfigsRequest::kApiKey:
+      return decode_and_run<IncrementalAlterConfigsRequest, AlterConfigsResponse>(
+          ctx, frame, h, reply, handlers::incremental_alter_configs);
+    case DescribeClusterRequest::kApiKey:
+      return decode_and_run<DescribeClusterRequest, DescribeClusterResponse>(
+          ctx, frame, h, reply, handlers::describe_cluster);
+  }
+  STRATA_CHECK(false, "API {} is listed as supported but has no handler", h.header.api_key);
+}
+
+}  // namespace strata::server

@@ -1,0 +1,140 @@
+// ApiVersions, Metadata and DescribeCluster.
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "server/broker.h"
+#include "server/handlers/handlers.h"
+#include "server/kafka/error_code.h"
+
+namespace strata::server::handlers {
+namespace {
+
+// Kafka ACL operation bits (READ 3 .. DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11):
+// with no authorizer every operation is allowed.
+constexpr int32_t kTopicOperations = (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) |
+                                     (1 << 8) | (1 << 10) | (1 << 11);
+constexpr int32_t kClusterOperations = (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) |
+                                       (1 << 11) | (1 << 12);
+
+kafka::MetadataResponse::Topic describe_topic(const coordinator::TopicInfo& t, int32_t node,
+                                              bool with_ops) {
+  kafka::MetadataResponse::Topic out;
+  out.name = t.name;
+  out.topic_id = t.id;
+  out.is_internal = t.internal;
+  out.topic_authorized_operations = with_ops ? kTopicOperations : INT32_MIN;
+  out.partitions.reserve(static_cast<size_t>(t.partitions));
+  for (int32_t p = 0; p < t.partitions; ++p) {
+    kafka::MetadataResponse::Partition mp;
+    mp.partition_index = p;
+    mp.leader_id = node;
+    mp.leader_epoch = 0;
+    mp.replica_nodes = {node};
+    mp.isr_nodes = {node};
+    out.partitions.push_back(std::move(mp));
+  }
+  return out;
+}
+
+void fill_brokers(const coordinator::ClusterSnapshot& snap, kafka::MetadataResponse& resp) {
+  for (const auto& b : snap.brokers) resp.brokers.push_back({b.node_id, b.host, b.port, b.rack});
+  resp.cluster_id = snap.cluster_id;
+  resp.controller_id = snap.controller_id;
+}
+
+}  // namespace
+
+void api_versions(const RequestContext&, kafka::ApiVersionsRequest,
+                  Responder<kafka::ApiVersionsResponse> out) {
+  kafka::ApiVersionsResponse resp;
+  for (const auto& api : kafka::supported_apis()) {
+    resp.api_keys.push_back({api.key, api.min_version, api.max_version});
+  }
+  out.send(resp);
+}
+
+void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
+              Responder<kafka::MetadataResponse> out) {
+  auto& broker = ctx.broker;
+  int16_t v = out.version();
+  // Which topics: v0 empty = all; v1+ null = all.
+  bool all = !req.topics.has_value() || (v == 0 && req.topics->empty());
+  bool with_ops = req.include_topic_authorized_operations;
+  auto finish = [&broker, all, with_ops, v, req, out]() {
+    auto snap = broker.snapshot();
+    kafka::MetadataResponse resp;
+    fill_brokers(*snap, resp);
+    if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterOperations;
+    int32_t node = broker.config().node_id;
+    if (all) {
+      for (const auto& [name, t] : snap->topics) resp.topics.push_back(describe_topic(*t, node, with_ops));
+    } else {
+      for (const auto& rt : *req.topics) {
+        const coordinator::TopicInfo* t = nullptr;
+        if (rt.name) {
+          t = snap->find(*rt.name);
+        } else if (v >= 10) {
+          t = snap->find(rt.topic_id);
+        }
+        if (t != nullptr) {
+          resp.topics.push_back(describe_topic(*t, node, with_ops));
+          continue;
+        }
+        kafka::MetadataResponse::Topic missing;
+        missing.name = rt.name;
+        missing.topic_id = rt.topic_id;
+        bool bad_name = rt.name && coordinator::invalid_topic_name(*rt.name).has_value();
+        missing.error_code = kafka::code(bad_name ? kafka::ErrorCode::kInvalidTopicException
+                                                  : rt.name ? kafka::ErrorCode::kUnknownTopicOrPartition
+                                                            : kafka::ErrorCode::kUnknownTopicId);
+        resp.topics.push_back(std::move(missing));
+      }
+    }
+    out.send(resp);
+  };
+  // Auto-create the named topics that do not exist, as Kafka does.
+  std::vector<std::string> to_create;
+  if (!all && broker.config().auto_create_topics && req.allow_auto_topic_creation) {
+    auto snap = broker.snapshot();
+    for (const auto& rt : *req.topics) {
+      if (rt.name && snap->find(*rt.name) == nullptr && !coordinator::invalid_topic_name(*rt.name) &&
+          !rt.name->starts_with("__")) {
+        to_create.push_back(*rt.name);
+      }
+    }
+  }
+  if (to_create.empty()) return finish();
+  broker.change_topics(
+      ctx.shard.id(),
+      [&broker, to_create] {
+        for (const auto& name : to_create) {
+          auto r = broker.catalog().create_topic(name, broker.config().num_partitions,
+                                                 broker.config().default_replication_factor, {},
+                                                 false);
+          if (!r && r.error().code() != Errc::kAlreadyExists) {
+            spdlog::warn("auto-creating topic {} failed: {}", name, r.error().to_string());
+          }
+        }
+        return ok_status();
+      },
+      [finish](Status) { finish(); });
+}
+
+void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest req,
+                      Responder<kafka::DescribeClusterResponse> out) {
+  auto snap = ctx.broker.snapshot();
+  kafka::DescribeClusterResponse resp;
+  if (req.endpoint_type != 1) {
+    resp.error_code = kafka::code(kafka::ErrorCode::kUnsupportedVersion);
+    resp.error_message = "only broker endpoints are served";
+  }
+  resp.endpoint_type = req.endpoint_type;
+  resp.cluster_id = snap->cluster_id;
+  resp.controller_id = snap->controller_id;
+  for (const auto& b : snap->brokers) resp.brokers.push_back({b.node_id, b.host, b.port, b.rack});
+  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterOperations;
+  out.send(resp);
+}
+
+}  // namespace strata::server::handlers

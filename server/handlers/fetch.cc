@@ -1,0 +1,199 @@
+// Fetch: reads every requested partition on its owning shard, and long-polls
+// — waits for new data, woken by the partitions' high watermarks moving, or
+// for max_wait_ms — when fewer than min_bytes came back. The response obeys
+// the request's and each partition's byte limits but always carries at least
+// one whole batch of the first partition that has data.
+#include <chrono>
+
+#include <boost/asio/steady_timer.hpp>
+#include <spdlog/spdlog.h>
+
+#include "server/handlers/handlers.h"
+#include "server/kafka/error_code.h"
+#include "server/partition_ops.h"
+
+namespace strata::server::handlers {
+namespace {
+
+using kafka::ErrorCode;
+
+struct PartitionResult {
+  Result<FetchRead> read = Error(Errc::kInternal, "not read");
+};
+
+class FetchOp : public std::enable_shared_from_this<FetchOp> {
+ public:
+  FetchOp(const RequestContext& ctx, kafka::FetchRequest req, Responder<kafka::FetchResponse> out)
+      : ctx_(ctx), req_(std::move(req)), out_(std::move(out)), timer_(ctx.shard.shard().io()) {}
+
+  void start() {
+    auto& broker = ctx_.broker;
+    auto snap = broker.snapshot();
+    int16_t v = out_.version();
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::milliseconds(std::max(0, req_.max_wait_ms));
+    max_bytes_ = std::min(req_.max_bytes > 0 ? req_.max_bytes : INT32_MAX,
+                          broker.config().fetch_max_bytes);
+    if (req_.session_id != 0 || req_.session_epoch > 0) {
+      // Strata keeps no fetch sessions: every fetch is a full one.
+      top_error_ = ErrorCode::kFetchSessionIdNotFound;
+    }
+    for (const auto& t : req_.topics) {
+      auto& rt = resp_.responses.emplace_back();
+      rt.topic = t.topic;
+      rt.topic_id = t.topic_id;
+      const coordinator::TopicInfo* topic = v >= 13 ? snap->find(t.topic_id) : snap->find(t.topic);
+      for (const auto& p : t.partitions) {
+        auto& rp = rt.partitions.emplace_back();
+        rp.partition_index = p.partition;
+        if (topic == nullptr) {
+          rp.error_code = kafka::code(v >= 13 ? ErrorCode::kUnknownTopicId
+                                              : ErrorCode::kUnknownTopicOrPartition);
+        } else if (p.partition < 0 || p.partition >= topic->partitions) {
+          rp.error_code = kafka::code(ErrorCode::kUnknownTopicOrPartition);
+        } else if (p.current_leader_epoch > 0) {
+          rp.error_code = kafka::code(ErrorCode::kUnknownLeaderEpoch);
+        } else {
+          targets_.push_back(Target{resp_.responses.size() - 1, rt.partitions.size() - 1,
+                                    topic->uid(PartitionId(p.partition)), Offset(p.fetch_offset),
+                                    static_cast<size_t>(std::max(1, p.partition_max_bytes))});
+        }
+      }
+    }
+    if (top_error_ != ErrorCode::kNone) return respond({});
+    attempt();
+  }
+
+ private:
+  struct Target {
+    size_t topic;
+    size_t partition;
+    PartitionUid uid;
+    Offset offset;
+    size_t max_bytes;
+  };
+
+  std::vector<PartitionUid> uids() const {
+    std::vector<PartitionUid> out;
+    for (const auto& t : targets_) out.push_back(t.uid);
+    return out;
+  }
+
+  void attempt() {
+    auto self = shared_from_this();
+    auto targets = targets_;
+    run_on_owners<PartitionResult>(
+        ctx_.broker, ctx_.shard.id(), uids(),
+        [targets](Partition* p, size_t i, std::function<void(PartitionResult)> done) {
+          if (p == nullptr) {
+            return done(PartitionResult{Error(Errc::kShutdown, "partition not open")});
+          }
+          p->read(targets[i].offset, targets[i].max_bytes,
+                  [done](Result<FetchRead> r) { done(PartitionResult{std::move(r)}); });
+        },
+        [self](std::vector<PartitionResult> results) { self->on_results(std::move(results)); });
+  }
+
+  void on_results(std::vector<PartitionResult> results) {
+    size_t bytes = 0;
+    bool errors = false;
+    for (const auto& r : results) {
+      if (r.read.ok()) {
+        bytes += r.read->bytes;
+      } else {
+        errors = true;
+      }
+    }
+    bool enough = static_cast<int64_t>(bytes) >= std::max(1, req_.min_bytes) || req_.min_bytes <= 0;
+    if (enough || errors || targets_.empty() || ctx_.broker.stopping() ||
+        std::chrono::steady_clock::now() >= deadline_) {
+      return respond(std::move(results));
+    }
+    wait(results);
+  }
+
+  // Sleeps until a partition's high watermark moves or the deadline passes.
+  void wait(const std::vector<PartitionResult>& results) {
+    auto self = shared_from_this();
+    token_ = std::make_shared<int>(0);
+    std::weak_ptr<void> alive = token_;
+    std::vector<Offset> seen;
+    for (const auto& r : results) seen.push_back(r.read->high_watermark);
+    unsigned origin = ctx_.shard.id();
+    auto& broker = ctx_.broker;
+    // Waiters hold the op weakly: the timer keeps it alive while it waits.
+    std::weak_ptr<FetchOp> weak = self;
+    run_on_owners<int>(
+        broker, origin, uids(),
+        [seen, alive, weak, origin, &broker](Partition* p, size_t i, std::function<void(int)> done) {
+          if (p != nullptr) {
+            p->wait(seen[i], alive, [weak, origin, &broker] {
+              broker.shard(origin).post([weak] {
+                if (auto op = weak.lock()) op->wake();
+              });
+            });
+          }
+          done(0);
+        },
+        [](std::vector<int>) {});
+    timer_.expires_at(deadline_);
+    timer_.async_wait([self](const boost::system::error_code& ec) {
+      if (!ec) self->wake();
+    });
+  }
+
+  void wake() {
+    if (!token_) return;  // already woken
+    token_.reset();       // expires the waiters still registered
+    timer_.cancel();
+    attempt();
+  }
+
+  void respond(std::vector<PartitionResult> results) {
+    token_.reset();
+    resp_.error_code = kafka::code(top_error_);
+    size_t total = 0;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto& t = targets_[i];
+      auto& rp = resp_.responses[t.topic].partitions[t.partition];
+      auto& r = results[i].read;
+      if (!r.ok()) {
+        rp.error_code = kafka::code(kafka::to_error_code(r.error().code()));
+        if (r.error().code() == Errc::kShutdown) {
+          rp.error_code = kafka::code(ErrorCode::kNotLeaderOrFollower);
+        }
+        continue;
+      }
+      rp.high_watermark = r->high_watermark.value();
+      rp.last_stable_offset = r->last_stable_offset.value();
+      rp.log_start_offset = r->log_start_offset.value();
+      if (req_.isolation_level == 1) rp.aborted_transactions.emplace();
+      // The first partition with data is sent whole; later ones only while
+      // the response stays within max_bytes (the client fetches them next).
+      if (r->bytes == 0) continue;
+      if (total > 0 && total + r->bytes > static_cast<size_t>(max_bytes_)) continue;
+      total += r->bytes;
+      rp.records = std::move(r->records);
+    }
+    out_.send(resp_);
+  }
+
+  RequestContext ctx_;
+  kafka::FetchRequest req_;
+  Responder<kafka::FetchResponse> out_;
+  kafka::FetchResponse resp_;
+  std::vector<Target> targets_;
+  ErrorCode top_error_ = ErrorCode::kNone;
+  int32_t max_bytes_ = INT32_MAX;
+  std::chrono::steady_clock::time_point deadline_;
+  boost::asio::steady_timer timer_;
+  std::shared_ptr<void> token_;  // alive while waiting for data
+};
+
+}  // namespace
+
+void fetch(const RequestContext& ctx, kafka::FetchRequest req, Responder<kafka::FetchResponse> out) {
+  std::make_shared<FetchOp>(ctx, std::move(req), std::move(out))->start();
+}
+
+}  // namespace strata::server::handlers

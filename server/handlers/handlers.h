@@ -1,0 +1,35 @@
+// One function per API. Each takes the decoded request and answers through
+// its Responder (Produce takes the raw ReplyFn: acks=0 sends nothing).
+#pragma once
+
+#include "server/dispatch.h"
+#include "server/kafka/messages/all.h"
+
+namespace strata::server::handlers {
+
+void api_versions(const RequestContext& ctx, kafka::ApiVersionsRequest req,
+                  Responder<kafka::ApiVersionsResponse> out);
+void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
+              Responder<kafka::MetadataResponse> out);
+void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply);
+void fetch(const RequestContext& ctx, kafka::FetchRequest req, Responder<kafka::FetchResponse> out);
+void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
+                  Responder<kafka::ListOffsetsResponse> out);
+void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
+                   Responder<kafka::CreateTopicsResponse> out);
+void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
+                   Responder<kafka::DeleteTopicsResponse> out);
+void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest req,
+                       Responder<kafka::CreatePartitionsResponse> out);
+void describe_configs(const RequestContext& ctx, kafka::DescribeConfigsRequest req,
+                      Responder<kafka::DescribeConfigsResponse> out);
+void alter_configs(const RequestContext& ctx, kafka::AlterConfigsRequest req,
+                   Responder<kafka::AlterConfigsResponse> out);
+void incremental_alter_configs(const RequestContext& ctx, kafka::IncrementalAlterConfigsRequest req,
+                               Responder<kafka::AlterConfigsResponse> out);
+void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
+                    Responder<kafka::DeleteRecordsResponse> out);
+void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest req,
+                      Responder<kafka::DescribeClusterResponse> out);
+
+}  // namespace strata::server::handlers

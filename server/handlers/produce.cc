@@ -1,0 +1,81 @@
+// Produce: appends each partition's record set on the shard that owns it.
+// acks=0 gets no response (an error closes the connection instead, as
+// Kafka does), acks=1 is answered once the batches are written, acks=all
+// once they are durable on fsync topics.
+#include <spdlog/spdlog.h>
+
+#include "server/handlers/handlers.h"
+#include "server/kafka/error_code.h"
+#include "server/partition_ops.h"
+
+namespace strata::server::handlers {
+
+void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply) {
+  using kafka::ErrorCode;
+  auto& broker = ctx.broker;
+  auto snap = broker.snapshot();
+  int16_t acks = req.acks;
+  bool acks_ok = acks == 0 || acks == 1 || acks == -1;
+
+  kafka::ProduceResponse resp;
+  std::vector<PartitionUid> uids;
+  std::vector<std::pair<size_t, size_t>> where;  // (topic, partition) in resp
+  std::vector<kafka::Records> records;
+  for (auto& t : req.topics) {
+    auto& rt = resp.responses.emplace_back();
+    rt.name = t.name;
+    const auto* topic = snap->find(t.name);
+    for (auto& p : t.partitions) {
+      auto& rp = rt.partitions.emplace_back();
+      rp.index = p.index;
+      if (!acks_ok) {
+        rp.error_code = kafka::code(ErrorCode::kInvalidRequiredAcks);
+      } else if (topic == nullptr || p.index < 0 || p.index >= topic->partitions) {
+        rp.error_code = kafka::code(ErrorCode::kUnknownTopicOrPartition);
+      } else {
+        uids.push_back(topic->uid(PartitionId(p.index)));
+        where.emplace_back(resp.responses.size() - 1, rt.partitions.size() - 1);
+        records.push_back(std::move(p.records));
+      }
+    }
+  }
+  auto shared_records = std::make_shared<std::vector<kafka::Records>>(std::move(records));
+  auto finish = [ctx, acks, resp = std::move(resp), where, reply = std::move(reply)](
+                    std::vector<Result<ProduceResult>> results) mutable {
+    bool any_error = false;
+    for (size_t i = 0; i < results.size(); ++i) {
+      auto& rp = resp.responses[where[i].first].partitions[where[i].second];
+      if (results[i].ok()) {
+        rp.base_offset = results[i]->base_offset.value();
+        rp.log_append_time_ms = results[i]->log_append_time;
+        rp.log_start_offset = results[i]->log_start_offset.value();
+      } else {
+        rp.error_code = kafka::code(kafka::to_error_code(results[i].error().code()));
+        rp.error_message = results[i].error().message();
+        spdlog::debug("produce to {}-{} from {}: {}", resp.responses[where[i].first].name, rp.index,
+                      ctx.peer, results[i].error().to_string());
+      }
+    }
+    for (const auto& t : resp.responses) {
+      for (const auto& p : t.partitions) any_error |= p.error_code != 0;
+    }
+    if (acks == 0) {
+      // Nothing is sent; a failure closes the connection so the client notices.
+      return reply(Reply{{}, any_error});
+    }
+    reply(Reply{kafka::encode_response(ctx.header.correlation_id, ctx.header.api_key,
+                                       ctx.header.api_version, resp),
+                false});
+  };
+  run_on_owners<Result<ProduceResult>>(
+      broker, ctx.shard.id(), uids,
+      [shared_records, acks](Partition* p, size_t i, std::function<void(Result<ProduceResult>)> done) {
+        if (p == nullptr) {
+          return done(Error(Errc::kShutdown, "partition is not open on this broker"));
+        }
+        p->produce((*shared_records)[i], acks == -1, std::move(done));
+      },
+      std::move(finish));
+}
+
+}  // namespace strata::server::handlers

@@ -1,0 +1,220 @@
+// CreateTopics, DeleteTopics and CreatePartitions. Each request becomes one
+// catalog change run on the control thread; the response is sent once every
+// shard has opened (or deleted) the partitions, so a client can produce to a
+// topic as soon as CreateTopics returned.
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "coordinator/cluster_metadata.h"
+#include "server/broker.h"
+#include "server/handlers/handlers.h"
+#include "server/kafka/error_code.h"
+
+namespace strata::server::handlers {
+namespace {
+
+using kafka::ErrorCode;
+
+struct Outcome {
+  ErrorCode error = ErrorCode::kNone;
+  std::optional<std::string> message;
+};
+
+Outcome outcome_of(const Status& st) {
+  if (st.ok()) return {};
+  return Outcome{kafka::to_error_code(st.error().code()), st.error().message()};
+}
+
+}  // namespace
+
+void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
+                   Responder<kafka::CreateTopicsResponse> out) {
+  auto& broker = ctx.broker;
+  const auto& cfg = broker.config();
+  size_t n = req.topics.size();
+  auto outcomes = std::make_shared<std::vector<Outcome>>(n);
+  auto ids = std::make_shared<std::vector<coordinator::TopicId>>(n);
+  // Names given twice are refused, both times (Kafka does the same).
+  std::map<std::string, int> seen;
+  for (const auto& t : req.topics) ++seen[t.name];
+  auto topics = std::make_shared<std::vector<kafka::CreateTopicsRequest::Topic>>(std::move(req.topics));
+  bool validate_only = req.validate_only;
+  int32_t node = cfg.node_id;
+  broker.change_topics(
+      ctx.shard.id(),
+      [&broker, topics, outcomes, ids, seen, validate_only, node, &cfg] {
+        for (size_t i = 0; i < topics->size(); ++i) {
+          const auto& t = (*topics)[i];
+          auto& o = (*outcomes)[i];
+          if (seen.at(t.name) > 1) {
+            o = Outcome{ErrorCode::kInvalidRequest, "topic named more than once in the request"};
+            continue;
+          }
+          int32_t partitions = t.num_partitions == -1 ? cfg.num_partitions : t.num_partitions;
+          int16_t rf = t.replication_factor == -1 ? cfg.default_replication_factor : t.replication_factor;
+          if (!t.assignments.empty()) {
+            if (t.num_partitions != -1 || t.replication_factor != -1) {
+              o = Outcome{ErrorCode::kInvalidRequest,
+                          "give either assignments or a partition count and replication factor"};
+              continue;
+            }
+            partitions = static_cast<int32_t>(t.assignments.size());
+            rf = static_cast<int16_t>(t.assignments.front().broker_ids.size());
+            bool good = true;
+            for (size_t p = 0; p < t.assignments.size(); ++p) {
+              const auto& a = t.assignments[p];
+              good &= a.partition_index == static_cast<int32_t>(p) && a.broker_ids == std::vector<int32_t>{node};
+            }
+            if (!good) {
+              o = Outcome{ErrorCode::kInvalidReplicaAssignment,
+                          "assignments must list partitions 0..n-1, each on broker " +
+                              std::to_string(node)};
+              continue;
+            }
+          }
+          std::map<std::string, std::string> configs;
+          bool null_value = false;
+          for (const auto& c : t.configs) {
+            if (!c.value) {
+              null_value = true;
+              break;
+            }
+            configs[c.name] = *c.value;
+          }
+          if (null_value) {
+            o = Outcome{ErrorCode::kInvalidConfig, "a config without a value"};
+            continue;
+          }
+          auto r = broker.catalog().create_topic(t.name, partitions, rf, configs, validate_only);
+          if (r) {
+            (*ids)[i] = (*r)->id;
+          } else {
+            o = outcome_of(r.error());
+          }
+        }
+        return ok_status();
+      },
+      [&broker, topics, outcomes, ids, out, validate_only](Status) {
+        kafka::CreateTopicsResponse resp;
+        auto snap = broker.snapshot();
+        for (size_t i = 0; i < topics->size(); ++i) {
+          const auto& t = (*topics)[i];
+          const auto& o = (*outcomes)[i];
+          auto& rt = resp.topics.emplace_back();
+          rt.name = t.name;
+          rt.error_code = kafka::code(o.error);
+          rt.error_message = o.message;
+          if (o.error != ErrorCode::kNone) continue;
+          rt.topic_id = (*ids)[i];
+          const auto* info = snap->find(t.name);
+          if (info == nullptr && !validate_only) continue;
+          rt.num_partitions = info ? info->partitions
+                                   : (t.num_partitions == -1 ? broker.config().num_partitions
+                                                             : t.num_partitions);
+          rt.replication_factor = 1;
+          coordinator::TopicInfo probe;
+          if (info) probe = *info;
+          auto effective = broker.effective_config(probe).to_map();
+          std::vector<kafka::CreateTopicsResponse::Config> configs;
+          for (const auto& [name, value] : effective) {
+            bool override = info && info->configs.count(name);
+            configs.push_back({name, value, false,
+                               override ? kafka::kSourceTopicConfig : kafka::kSourceDefaultConfig,
+                               false});
+          }
+          rt.configs = std::move(configs);
+        }
+        out.send(resp);
+      });
+}
+
+void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
+                   Responder<kafka::DeleteTopicsResponse> out) {
+  auto& broker = ctx.broker;
+  // Normalize v0-5 names and v6 (name or id) entries.
+  struct Target {
+    std::optional<std::string> name;
+    coordinator::TopicId id{};
+    bool by_id = false;
+  };
+  auto targets = std::make_shared<std::vector<Target>>();
+  if (out.version() >= 6) {
+    for (const auto& t : req.topics) {
+      targets->push_back(Target{t.name, t.topic_id, !t.name.has_value()});
+    }
+  } else {
+    for (const auto& name : req.topic_names) targets->push_back(Target{name, {}, false});
+  }
+  auto outcomes = std::make_shared<std::vector<Outcome>>(targets->size());
+  broker.change_topics(
+      ctx.shard.id(),
+      [&broker, targets, outcomes] {
+        for (size_t i = 0; i < targets->size(); ++i) {
+          auto& t = (*targets)[i];
+          auto snap = broker.snapshot();
+          const coordinator::TopicInfo* info = t.by_id ? snap->find(t.id) : snap->find(*t.name);
+          if (info == nullptr) {
+            (*outcomes)[i] = Outcome{t.by_id ? ErrorCode::kUnknownTopicId
+                                             : ErrorCode::kUnknownTopicOrPartition,
+                                     "no such topic"};
+            continue;
+          }
+          t.name = info->name;
+          t.id = info->id;
+          (*outcomes)[i] = outcome_of(broker.catalog().delete_topic(info->name));
+        }
+        return ok_status();
+      },
+      [targets, outcomes, out](Status) {
+        kafka::DeleteTopicsResponse resp;
+        for (size_t i = 0; i < targets->size(); ++i) {
+          auto& r = resp.responses.emplace_back();
+          r.name = (*targets)[i].name;
+          r.topic_id = (*targets)[i].id;
+          r.error_code = kafka::code((*outcomes)[i].error);
+          r.error_message = (*outcomes)[i].message;
+        }
+        out.send(resp);
+      });
+}
+
+void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest req,
+                       Responder<kafka::CreatePartitionsResponse> out) {
+  auto& broker = ctx.broker;
+  auto topics = std::make_shared<std::vector<kafka::CreatePartitionsRequest::Topic>>(std::move(req.topics));
+  auto outcomes = std::make_shared<std::vector<Outcome>>(topics->size());
+  bool validate_only = req.validate_only;
+  int32_t node = broker.config().node_id;
+  broker.change_topics(
+      ctx.shard.id(),
+      [&broker, topics, outcomes, validate_only, node] {
+        for (size_t i = 0; i < topics->size(); ++i) {
+          const auto& t = (*topics)[i];
+          auto snap = broker.snapshot();
+          const auto* info = snap->find(t.name);
+          if (info != nullptr && t.assignments) {
+            bool good = static_cast<int32_t>(t.assignments->size()) == t.count - info->partitions;
+            for (const auto& a : *t.assignments) good &= a.broker_ids == std::vector<int32_t>{node};
+            if (!good) {
+              (*outcomes)[i] = Outcome{ErrorCode::kInvalidReplicaAssignment,
+                                       "one assignment per new partition, each on broker " +
+                                           std::to_string(node)};
+              continue;
+            }
+          }
+          (*outcomes)[i] = outcome_of(broker.catalog().add_partitions(t.name, t.count, validate_only));
+        }
+        return ok_status();
+      },
+      [topics, outcomes, out](Status) {
+        kafka::CreatePartitionsResponse resp;
+        for (size_t i = 0; i < topics->size(); ++i) {
+          resp.results.push_back({(*topics)[i].name, kafka::code((*outcomes)[i].error),
+                                  (*outcomes)[i].message});
+        }
+        out.send(resp);
+      });
+}
+
+}  // namespace strata::server::handlers

@@ -1,0 +1,46 @@
+// strata-broker: runs one broker until SIGTERM or SIGINT, then stops cleanly.
+#include <csignal>
+#include <iostream>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <spdlog/spdlog.h>
+
+#include "base/logging.h"
+#include "server/broker.h"
+
+int main(int argc, char** argv) {
+  auto parsed = strata::server::BrokerConfig::from_args(argc, argv);
+  if (!parsed) {
+    std::cerr << "strata-broker: " << parsed.error().message() << "\n";
+    return 2;
+  }
+  if (!parsed->has_value()) return 0;  // --help
+  const auto& config = **parsed;
+  if (auto st = strata::init_logging(config.log_level); !st) {
+    std::cerr << "strata-broker: " << st.error().message() << "\n";
+    return 2;
+  }
+  // Signals are taken by the main thread only.
+  boost::asio::io_context signals_io;
+  boost::asio::signal_set signals(signals_io, SIGTERM, SIGINT);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  auto broker = strata::server::Broker::start(config);
+  if (!broker) {
+    spdlog::critical("cannot start: {}", broker.error().to_string());
+    return 1;
+  }
+  int code = 0;
+  signals.async_wait([&](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    spdlog::info("received {}", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    auto st = (*broker)->stop();
+    if (!st) {
+      spdlog::error("shutdown: {}", st.error().to_string());
+      code = 1;
+    }
+  });
+  signals_io.run();
+  return code;
+}

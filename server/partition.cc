@@ -1,0 +1,142 @@
+#include "server/partition.h"
+
+#include <fmt/format.h>
+
+namespace strata::server {
+
+Offset Partition::high_watermark() const {
+  return log_->config().durability == engine::Durability::kFsync ? log_->durable_offset()
+                                                                  : log_->log_end_offset();
+}
+
+void Partition::produce(const kafka::Records& records, bool wait_durable,
+                        std::function<void(Result<ProduceResult>)> done) {
+  // Split the record set into batches by their length fields.
+  std::vector<SharedBytes> batches;
+  for (const auto& slice : records.slices) {
+    size_t pos = 0;
+    while (pos < slice.size()) {
+      size_t left = slice.size() - pos;
+      if (left < engine::kBatchLogOverhead) {
+        return done(Error(Errc::kCorruptMessage,
+                          fmt::format("{} stray bytes after the last batch", left)));
+      }
+      int64_t size = engine::peek_batch_size(slice.data() + pos);
+      if (size < static_cast<int64_t>(engine::kBatchLogOverhead) ||
+          static_cast<uint64_t>(size) > left) {
+        // Let the validator name the defect precisely.
+        auto checked = engine::check_batch_integrity(
+            std::span<const std::byte>(slice.data() + pos, std::min<size_t>(left, size > 0 ? size : left)));
+        return done(checked.ok() ? Error(Errc::kCorruptMessage, "batch overruns the record set")
+                                 : checked.error());
+      }
+      batches.push_back(slice.slice(pos, static_cast<size_t>(size)));
+      pos += static_cast<size_t>(size);
+    }
+  }
+  if (batches.empty()) return done(Error(Errc::kInvalidRecord, "empty record set"));
+
+  engine::AppendOptions opts;
+  if (batches.size() > 1) {
+    // All or nothing: check every batch before the first is appended.
+    engine::BatchLimits limits;
+    limits.max_batch_bytes = static_cast<size_t>(log_->config().max_message_bytes);
+    limits.require_zero_base_offset = true;
+    for (const auto& b : batches) {
+      auto v = engine::validate_batch(b.span(), limits);
+      if (!v) return done(v.error());
+    }
+  }
+  struct State {
+    size_t remaining;
+    std::optional<ProduceResult> first;
+    std::optional<Error> error;
+    std::function<void(Result<ProduceResult>)> done;
+  };
+  auto state = std::make_shared<State>(State{batches.size(), std::nullopt, std::nullopt, std::move(done)});
+  bool durable = wait_durable && log_->config().durability == engine::Durability::kFsync;
+  auto finish = [this, state, durable] {
+    if (state->error) return state->done(*state->error);
+    if (!durable) return state->done(*state->first);
+    log_->flush([state](Status st) {
+      if (!st) return state->done(st.error());
+      state->done(*state->first);
+    });
+  };
+  for (size_t i = 0; i < batches.size(); ++i) {
+    auto st = log_->append(batches[i], opts, [this, state, finish, i](Result<engine::AppendResult> r) {
+      if (!r) {
+        if (!state->error) state->error = r.error();
+      } else if (i == 0) {
+        state->first = ProduceResult{r->base_offset, r->log_append_time, log_->log_start_offset()};
+      }
+      if (--state->remaining == 0) {
+        after_append();
+        finish();
+      }
+    });
+    if (!st) {
+      // Batches before this one are queued and will complete; this one and
+      // the rest never will. The partition answers with the error.
+      state->error = st.error();
+      state->remaining -= batches.size() - i;
+      if (state->remaining == 0) finish();
+      return;
+    }
+  }
+}
+
+void Partition::after_append() {
+  if (log_->config().durability == engine::Durability::kFsync) {
+    // Move the high watermark along; flushes waiting together share a sync.
+    log_->flush([this](Status) { notify(); });
+  } else {
+    notify();
+  }
+}
+
+void Partition::read(Offset offset, size_t max_bytes,
+                     std::function<void(Result<FetchRead>)> done) {
+  Offset hw = high_watermark();
+  log_->read(offset, max_bytes, hw, [this, hw, done = std::move(done)](Result<engine::ReadResult> r) {
+    if (!r) return done(r.error());
+    FetchRead out;
+    out.records.slices = std::move(r->slices);
+    out.bytes = r->bytes;
+    out.high_watermark = hw;
+    out.last_stable_offset = hw;
+    out.log_start_offset = log_->log_start_offset();
+    done(std::move(out));
+  });
+}
+
+void Partition::wait(Offset seen, std::weak_ptr<void> alive, std::function<void()> fire) {
+  if (high_watermark() > seen) return fire();
+  if (waiters_.size() >= 64) {
+    std::erase_if(waiters_, [](const Waiter& w) { return w.alive.expired(); });
+  }
+  waiters_.push_back(Waiter{seen, std::move(alive), std::move(fire)});
+}
+
+void Partition::notify() {
+  if (waiters_.empty()) return;
+  Offset hw = high_watermark();
+  std::vector<std::function<void()>> ready;
+  std::erase_if(waiters_, [&](Waiter& w) {
+    if (w.alive.expired()) return true;
+    if (hw <= w.seen) return false;
+    ready.push_back(std::move(w.fire));
+    return true;
+  });
+  for (auto& f : ready) f();
+}
+
+void Partition::wake_all() {
+  auto waiters = std::move(waiters_);
+  waiters_.clear();
+  for (auto& w : waiters) {
+    if (!w.alive.expired()) w.fire();
+  }
+}
+
+}  // namespace strata::server

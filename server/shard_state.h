@@ -1,0 +1,63 @@
+// ShardState: what one shard owns — the partitions assigned to it and its
+// file layer — and the work that keeps them in line with the cluster
+// metadata (opening new partitions, closing deleted ones, retention).
+//
+// Thread-safety: the shard's own thread only, except where noted.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <unordered_map>
+
+#include <boost/asio/steady_timer.hpp>
+
+#include "coordinator/cluster_metadata.h"
+#include "io/disk_file_system.h"
+#include "io/shard.h"
+#include "server/partition.h"
+
+namespace strata::server {
+
+class Broker;
+
+class ShardState {
+ public:
+  ShardState(Broker& broker, io::Shard& shard);
+  ~ShardState();
+
+  io::Shard& shard() { return shard_; }
+  unsigned id() const { return shard_.id(); }
+  Partition* find(PartitionUid uid);
+
+  // Opens the partitions this shard owns that `snap` has and it does not,
+  // closes (and deletes the files of) those `snap` no longer has, and applies
+  // config changes. `done` runs on this shard when all of it finished.
+  void reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> snap,
+                 std::function<void()> done);
+
+  // Starts the periodic retention check.
+  void start_retention();
+
+  // Wakes every long-polling fetch (shutdown).
+  void wake_all();
+
+  // Closes every partition (flushing it); `done` runs on this shard.
+  void close_all(std::function<void(Status)> done);
+
+  // Connections of this shard register themselves so shutdown can drain them.
+  size_t connection_count() const { return connections_; }
+  void connection_opened() { ++connections_; }
+  void connection_closed() { --connections_; }
+
+ private:
+  void check_retention();
+
+  Broker& broker_;
+  io::Shard& shard_;
+  io::DiskFileSystem fs_;
+  std::unordered_map<PartitionUid, std::unique_ptr<Partition>> partitions_;
+  std::unique_ptr<boost::asio::steady_timer> retention_timer_;
+  size_t connections_ = 0;
+};
+
+}  // namespace strata::server
