@@ -219,46 +219,32 @@ Result<std::vector<std::byte>> decompress(Compression codec, std::span<const std
       if (input.size() > max_output) return too_big("uncompressed", max_output);
       return std::vector<std::byte>(input.begin(), input.end());
     }
-    case Compression::kGzip:
-      return gunzip(input, max_output);
-    case Compression::kSnappy:
-      return unsnappy(input, max_output);
-    case Compression::kLz4:
-      return unlz4(input, max_output);
-    case Compression::kZstd:
-      return unzstd(input, max_output);
+    case Compression::kGzip: return gunzip(input, max_output);
+    case Compression::kSnappy: return unsnappy(input, max_output);
+    case Compression::kLz4: return unlz4(input, max_output);
+    case Compression::kZstd: return unzstd(input, max_output);
   }
   return Error(Errc::kInvalidRecord, fmt::format("unknown codec {}", static_cast<int>(codec)));
 }
 
 Result<std::vector<std::byte>> compress(Compression codec, std::span<const std::byte> input) {
   switch (codec) {
-    case Compression::kNone:
-      return std::vector<std::byte>(input.begin(), input.end());
-    case Compression::kGzip:
-      return gzip(input);
-    case Compression::kSnappy:
-      return snappy_xerial(input);
-    case Compression::kLz4:
-      return lz4(input);
-    case Compression::kZstd:
-      return zstd(input);
+    case Compression::kNone: return std::vector<std::byte>(input.begin(), input.end());
+    case Compression::kGzip: return gzip(input);
+    case Compression::kSnappy: return snappy_xerial(input);
+    case Compression::kLz4: return lz4(input);
+    case Compression::kZstd: return zstd(input);
   }
   return Error(Errc::kInvalidArgument, fmt::format("unknown codec {}", static_cast<int>(codec)));
 }
 
 std::string_view compression_name(Compression codec) {
   switch (codec) {
-    case Compression::kNone:
-      return "none";
-    case Compression::kGzip:
-      return "gzip";
-    case Compression::kSnappy:
-      return "snappy";
-    case Compression::kLz4:
-      return "lz4";
-    case Compression::kZstd:
-      return "zstd";
+    case Compression::kNone: return "none";
+    case Compression::kGzip: return "gzip";
+    case Compression::kSnappy: return "snappy";
+    case Compression::kLz4: return "lz4";
+    case Compression::kZstd: return "zstd";
   }
   return "unknown";
 }

@@ -436,7 +436,8 @@ Status Log::delete_segments_below(Offset start) {
     if (std::next(it)->first > start) break;
     doomed.push_back(it->second);
   }
-  for (const auto& seg : doomed) segments_.erase(seg->base);
+  for (const auto& seg : doomed)
+    segments_.erase(seg->base);
   if (last_entry_ && last_entry_->offset < segments_.begin()->first) last_entry_.reset();
   STRATA_TRY(options_.index->drop_before(options_.uid, segments_.begin()->first));
   for (const auto& seg : doomed) {

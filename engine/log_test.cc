@@ -503,7 +503,8 @@ TEST_F(LogTest, RetentionByBytesKeepsTheNewestSegmentsWithinTheLimit) {
 
 TEST_F(LogTest, ReadsStopAtTheLimit) {
   ASSERT_TRUE(open_log().ok());
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(append(make_batch(2, 10, [](int) { return 1; })).ok());
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(append(make_batch(2, 10, [](int) { return 1; })).ok());
   // A limit of 6 admits the batches at 0, 2 and 4, not the one at 6.
   auto r = read(Offset(0), 1 << 20, Offset(6)).value();
   auto batches = split(r);
@@ -517,7 +518,8 @@ TEST_F(LogTest, ReadsStopAtTheLimit) {
 TEST_F(LogTest, AdvancingTheStartOffsetIsDurableAndDropsWholeSegments) {
   config_.segment_bytes = 4096;
   ASSERT_TRUE(open_log().ok());
-  for (int i = 0; i < 20; ++i) ASSERT_TRUE(append(make_batch(2, 900, [](int) { return 1; })).ok());
+  for (int i = 0; i < 20; ++i)
+    ASSERT_TRUE(append(make_batch(2, 900, [](int) { return 1; })).ok());
   auto bases = log_->segment_bases();
   ASSERT_GE(bases.size(), 4u);
   Offset target = bases[2] + 1;  // inside the third segment
@@ -529,8 +531,7 @@ TEST_F(LogTest, AdvancingTheStartOffsetIsDurableAndDropsWholeSegments) {
   auto r = read(target, 100).value();
   EXPECT_EQ(read_batch_header(split(r)[0].data()).base_offset, bases[2]);
   EXPECT_EQ(log_->advance_start_offset(Offset(0)).code(), Errc::kOffsetOutOfRange);
-  EXPECT_EQ(log_->advance_start_offset(log_->log_end_offset() + 1).code(),
-            Errc::kOffsetOutOfRange);
+  EXPECT_EQ(log_->advance_start_offset(log_->log_end_offset() + 1).code(), Errc::kOffsetOutOfRange);
   crash(false);
   ASSERT_TRUE(open_log().ok());
   EXPECT_EQ(log_->log_start_offset(), target);

@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Installs, idempotently, every Debian package that building Strata and running
-# its tests needs. Safe to run again: apt-get skips what is already installed.
+# Installs, idempotently, every Debian package that building Strata needs;
+# with --tests also what the test suite needs (Kafka clients, Node.js and
+# the npm packages of the kafkajs tests). Safe to run again.
+#
+#   scripts/setup.sh            # build dependencies
+#   scripts/setup.sh --tests    # and test dependencies
 set -euo pipefail
+cd "$(dirname "$0")/.."
+with_tests=0
+[ "${1:-}" = "--tests" ] && with_tests=1
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh: must run as root (it installs Debian packages)" >&2
@@ -16,9 +23,18 @@ packages=(
   librocksdb-dev liburing-dev libboost-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libcli11-dev nlohmann-json3-dev librdkafka-dev
-  # tests and benchmarks
+  # unit tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 procps
 )
+if [ "$with_tests" = 1 ]; then
+  packages+=(
+    # real Kafka clients for the integration tests
+    kcat python3-confluent-kafka python3-kafka
+    # libFuzzer targets
+    clang libclang-rt-14-dev
+  )
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
 
 export DEBIAN_FRONTEND=noninteractive
 missing=()
@@ -28,4 +44,8 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
   apt-get update
   apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+if [ "$with_tests" = 1 ] && [ -f tests/integration/kafkajs/package-lock.json ]; then
+  (cd tests/integration/kafkajs && npm ci --no-audit --no-fund --loglevel=error)
 fi

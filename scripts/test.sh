@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the build needs, builds Strata, and runs the whole test suite:
-# the unit and integration tests under ctest, then the same tests again in
-# an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# the unit and integration tests under ctest, the same tests again in an
+# AddressSanitizer + UndefinedBehaviorSanitizer build, and bounded runs of
+# the libFuzzer targets.
 #
 #   sudo ./scripts/test.sh            # everything
 #   STRATA_SKIP_SANITIZERS=1 ./scripts/test.sh   # the plain build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./scripts/setup.sh
+./scripts/setup.sh --tests
 
 jobs=${STRATA_JOBS:-2}
 
@@ -23,5 +24,13 @@ if [ -z "${STRATA_SKIP_SANITIZERS:-}" ]; then
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ASAN_OPTIONS=detect_leaks=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900
+fi
+if [ -z "${STRATA_SKIP_FUZZ:-}" ]; then
+  # libFuzzer targets (clang): the request decoder of every API and version,
+  # and the RecordBatch parser, each for a bounded time.
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSTRATA_FUZZ=ON
+  cmake --build build-fuzz -j"$jobs"
+  ctest --test-dir build-fuzz --output-on-failure -j"$jobs"
 fi
 echo "all tests passed"

@@ -40,7 +40,8 @@ Broker::~Broker() {
   if (!stopped_) {
     // Not stopped cleanly (a failed start): halt threads without the marker.
     if (listener_) run_on(shard(0), [&] { listener_->close(); });
-    for (auto& s : shards_) s->stop();
+    for (auto& s : shards_)
+      s->stop();
     if (control_) control_->stop();
   }
   listener_.reset();
@@ -54,7 +55,9 @@ unsigned Broker::shard_for(PartitionUid uid) const {
   return static_cast<unsigned>((topic + partition) % shards_.size());
 }
 
-uint16_t Broker::port() const { return listener_->port(); }
+uint16_t Broker::port() const {
+  return listener_->port();
+}
 
 engine::TopicConfig Broker::effective_config(const coordinator::TopicInfo& topic) const {
   auto c = engine::TopicConfig::from_map(topic.configs, config_.topic_defaults);
@@ -63,7 +66,8 @@ engine::TopicConfig Broker::effective_config(const coordinator::TopicInfo& topic
 }
 
 Status Broker::open() {
-  unsigned cores = config_.cores != 0 ? config_.cores : std::max(1u, std::thread::hardware_concurrency());
+  unsigned cores =
+      config_.cores != 0 ? config_.cores : std::max(1u, std::thread::hardware_concurrency());
   STRATA_ASSIGN_OR_RETURN(control_, io::Shard::create(cores));
   control_fs_ = std::make_unique<io::DiskFileSystem>(&control_->ring());
   control_->start();
@@ -73,7 +77,8 @@ Status Broker::open() {
   lo.clock = &clock();
   lo.fs = control_fs_.get();
   STRATA_ASSIGN_OR_RETURN(logs_, engine::LogManager::open(lo));
-  STRATA_ASSIGN_OR_RETURN(store_, coordinator::EmbeddedStore::open(config_.data_dir / "metadata.json"));
+  STRATA_ASSIGN_OR_RETURN(store_,
+                          coordinator::EmbeddedStore::open(config_.data_dir / "metadata.json"));
   coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
                                config_.advertised_port_or_listen(), std::nullopt};
   STRATA_ASSIGN_OR_RETURN(catalog_, coordinator::TopicCatalog::open(*store_, self));
@@ -91,7 +96,8 @@ Status Broker::open() {
   std::promise<void> opened;
   reconcile_all([&] { opened.set_value(); });
   opened.get_future().get();
-  for (auto& st : states_) run_on(st->shard(), [&] { st->start_retention(); });
+  for (auto& st : states_)
+    run_on(st->shard(), [&] { st->start_retention(); });
 
   STRATA_ASSIGN_OR_RETURN(listener_, run_on(shard(0), [&] { return Listener::open(*this); }));
   spdlog::info("strata-broker node {} serving {} topic(s) on {}:{} with {} shard(s), data in {}",
@@ -158,14 +164,16 @@ Status Broker::stop() {
   stopping_ = true;
   spdlog::info("stopping: no new connections; finishing requests in flight");
   run_on(shard(0), [&] { listener_->close(); });
-  for (auto& st : states_) run_on(st->shard(), [&] { st->wake_all(); });
+  for (auto& st : states_)
+    run_on(st->shard(), [&] { st->wake_all(); });
   // Let connections finish what they started, within the bound.
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(config_.shutdown_timeout_ms);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
   for (auto& st : states_) {
     std::promise<void> drained;
     auto f = drained.get_future();
-    st->shard().post([&] { listener_->drain_shard(st->id(), deadline, [&] { drained.set_value(); }); });
+    st->shard().post(
+        [&] { listener_->drain_shard(st->id(), deadline, [&] { drained.set_value(); }); });
     f.get();
   }
   Status result = ok_status();
@@ -175,7 +183,8 @@ Status Broker::stop() {
     st->shard().post([&] { st->close_all([&](Status s) { closed.set_value(s); }); });
     if (auto s = f.get(); !s && result.ok()) result = s;
   }
-  for (auto& s : shards_) s->stop();
+  for (auto& s : shards_)
+    s->stop();
   if (result.ok()) {
     result = logs_->mark_clean_shutdown();
   } else {

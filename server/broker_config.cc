@@ -22,7 +22,8 @@ Result<T> parse_int(const std::string& key, const std::string& value, int64_t mi
   if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
     return bad_value(key, value, "not an integer");
   }
-  if (v < min || v > max) return bad_value(key, value, fmt::format("must be between {} and {}", min, max));
+  if (v < min || v > max)
+    return bad_value(key, value, fmt::format("must be between {} and {}", min, max));
   return static_cast<T>(v);
 }
 
@@ -109,7 +110,8 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "fetch.max.bytes") {
     STRATA_ASSIGN_OR_RETURN(fetch_max_bytes, parse_int<int32_t>(key, value, 1024, INT32_MAX));
   } else if (key == "log.retention.check.interval.ms") {
-    STRATA_ASSIGN_OR_RETURN(retention_check_interval_ms, parse_int<int64_t>(key, value, 1, INT64_MAX));
+    STRATA_ASSIGN_OR_RETURN(retention_check_interval_ms,
+                            parse_int<int64_t>(key, value, 1, INT64_MAX));
   } else if (key == "shutdown.timeout.ms") {
     STRATA_ASSIGN_OR_RETURN(shutdown_timeout_ms, parse_int<int64_t>(key, value, 0, INT64_MAX));
   } else {
@@ -210,8 +212,8 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"node.id", std::to_string(node_id)},
       {"log.dirs", data_dir.string()},
       {"listeners", fmt::format("PLAINTEXT://{}:{}", listen_host, listen_port)},
-      {"advertised.listeners", fmt::format("PLAINTEXT://{}:{}", advertised_host_or_listen(),
-                                           advertised_port_or_listen())},
+      {"advertised.listeners",
+       fmt::format("PLAINTEXT://{}:{}", advertised_host_or_listen(), advertised_port_or_listen())},
       {"auto.create.topics.enable", auto_create_topics ? "true" : "false"},
       {"num.partitions", std::to_string(num_partitions)},
       {"default.replication.factor", std::to_string(default_replication_factor)},
@@ -220,7 +222,8 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"log.retention.check.interval.ms", std::to_string(retention_check_interval_ms)},
   };
   auto topic = topic_defaults.to_map();
-  for (const auto& [broker_key, topic_key] : topic_default_keys()) m[broker_key] = topic[topic_key];
+  for (const auto& [broker_key, topic_key] : topic_default_keys())
+    m[broker_key] = topic[topic_key];
   return m;
 }
 

@@ -25,7 +25,7 @@ struct BrokerConfig {
   std::filesystem::path data_dir = "data";
   std::string listen_host = "127.0.0.1";
   uint16_t listen_port = 9092;
-  std::string advertised_host;  // empty: the listen host
+  std::string advertised_host;   // empty: the listen host
   uint16_t advertised_port = 0;  // 0: the listen port
   unsigned cores = 0;            // 0: one shard per CPU
   std::string log_level = "info";
@@ -34,10 +34,10 @@ struct BrokerConfig {
   int32_t num_partitions = 1;
   int16_t default_replication_factor = 1;
   int64_t socket_request_max_bytes = 104857600;
-  int32_t max_inflight_requests = 128;   // per connection
-  int32_t fetch_max_bytes = 57671680;    // cap on one fetch response
+  int32_t max_inflight_requests = 128;  // per connection
+  int32_t fetch_max_bytes = 57671680;   // cap on one fetch response
   int64_t retention_check_interval_ms = 300000;
-  int64_t shutdown_timeout_ms = 10000;   // bound on draining connections at SIGTERM
+  int64_t shutdown_timeout_ms = 10000;  // bound on draining connections at SIGTERM
 
   // Broker-wide defaults of the topic configs (log.retention.ms and friends).
   engine::TopicConfig topic_defaults;

@@ -21,7 +21,9 @@ Connection::Connection(Broker& broker, ShardState& shard, asio::ip::tcp::socket 
   shard_.connection_opened();
 }
 
-Connection::~Connection() { shard_.connection_closed(); }
+Connection::~Connection() {
+  shard_.connection_closed();
+}
 
 void Connection::start() {
   spdlog::debug("connection from {} on shard {}", peer_, shard_.id());
@@ -73,10 +75,10 @@ void Connection::read_size() {
                      }
                      int32_t size = be::load<int32_t>(self->size_buf_.data());
                      if (size < 8 || size > self->broker_.config().socket_request_max_bytes) {
-                       spdlog::warn("connection {}: closing: request frame size {} is outside "
-                                    "8..{} (socket.request.max.bytes)",
-                                    self->peer_, size,
-                                    self->broker_.config().socket_request_max_bytes);
+                       spdlog::warn(
+                           "connection {}: closing: request frame size {} is outside "
+                           "8..{} (socket.request.max.bytes)",
+                           self->peer_, size, self->broker_.config().socket_request_max_bytes);
                        return self->close();
                      }
                      self->read_frame(static_cast<size_t>(size));
@@ -105,13 +107,15 @@ void Connection::handle_frame(SharedBytes frame) {
   slots_.emplace_back();
   RequestContext ctx{broker_, shard_, decoded->header, peer_};
   auto self = shared_from_this();
-  dispatch(ctx, frame, *decoded, [self, seq](Reply reply) { self->complete(seq, std::move(reply)); });
+  dispatch(ctx, frame, *decoded,
+           [self, seq](Reply reply) { self->complete(seq, std::move(reply)); });
 }
 
 void Connection::complete(uint64_t seq, Reply reply) {
   STRATA_DCHECK(shard_.shard().on_thread(), "reply on a foreign thread");
   if (closed_) return;
-  STRATA_CHECK(seq >= first_seq_ && seq < first_seq_ + slots_.size(), "reply {} for no request", seq);
+  STRATA_CHECK(seq >= first_seq_ && seq < first_seq_ + slots_.size(), "reply {} for no request",
+               seq);
   auto& slot = slots_[seq - first_seq_];
   slot.done = true;
   slot.reply = std::move(reply);

@@ -10,7 +10,9 @@ namespace strata::server {
 namespace {
 
 // What one request may make the decoder allocate, beyond the frame itself.
-size_t alloc_budget(const SharedBytes& frame) { return 8 * frame.size() + 65536; }
+size_t alloc_budget(const SharedBytes& frame) {
+  return 8 * frame.size() + 65536;
+}
 
 template <typename Request, typename Response, typename Handler>
 void decode_and_run(const RequestContext& ctx, const SharedBytes& frame,
@@ -42,7 +44,8 @@ void dispatch(const RequestContext& ctx, const SharedBytes& frame, const kafka::
               ReplyFn reply) {
   using namespace kafka;
   if (!h.known) {
-    if (h.header.api_key == ApiVersionsRequest::kApiKey) return unsupported_api_versions(ctx, reply);
+    if (h.header.api_key == ApiVersionsRequest::kApiKey)
+      return unsupported_api_versions(ctx, reply);
     const ApiInfo* api = find_api(h.header.api_key);
     if (api == nullptr) {
       spdlog::warn("connection {}: closing: unknown API key {}", ctx.peer, h.header.api_key);

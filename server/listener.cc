@@ -23,8 +23,8 @@ Result<std::unique_ptr<Listener>> Listener::open(Broker& broker) {
     asio::ip::tcp::resolver resolver(broker.shard(0).io());
     auto results = resolver.resolve(cfg.listen_host, std::to_string(cfg.listen_port), ec);
     if (ec || results.empty()) {
-      return Error(Errc::kInvalidConfig,
-                   fmt::format("cannot resolve listen host '{}': {}", cfg.listen_host, ec.message()));
+      return Error(Errc::kInvalidConfig, fmt::format("cannot resolve listen host '{}': {}",
+                                                     cfg.listen_host, ec.message()));
     }
     address = results.begin()->endpoint().address();
   }
@@ -34,8 +34,8 @@ Result<std::unique_ptr<Listener>> Listener::open(Broker& broker) {
   if (!ec) l->acceptor_.bind(ep, ec);
   if (!ec) l->acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    return Error(Errc::kIoError,
-                 fmt::format("cannot listen on {}:{}: {}", cfg.listen_host, cfg.listen_port, ec.message()));
+    return Error(Errc::kIoError, fmt::format("cannot listen on {}:{}: {}", cfg.listen_host,
+                                             cfg.listen_port, ec.message()));
   }
   l->port_ = l->acceptor_.local_endpoint().port();
   l->accept();
@@ -56,7 +56,8 @@ void Listener::accept() {
         if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
         if (!ec) {
           broker_.shard(target).post([this, target, socket = std::move(socket)]() mutable {
-            auto conn = std::make_shared<Connection>(broker_, broker_.state(target), std::move(socket));
+            auto conn =
+                std::make_shared<Connection>(broker_, broker_.state(target), std::move(socket));
             auto& list = connections_[target];
             std::erase_if(list, [](const auto& w) { return w.expired(); });
             list.push_back(conn);
@@ -82,8 +83,8 @@ void Listener::drain_shard(unsigned i, std::chrono::steady_clock::time_point dea
     std::function<void()> done;
     asio::steady_timer timer;
   };
-  auto state = std::make_shared<State>(State{live.size(), std::move(done),
-                                             asio::steady_timer(broker_.shard(i).io())});
+  auto state = std::make_shared<State>(
+      State{live.size(), std::move(done), asio::steady_timer(broker_.shard(i).io())});
   state->timer.expires_at(deadline);
   state->timer.async_wait([live](const boost::system::error_code& ec) {
     if (ec) return;

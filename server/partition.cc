@@ -6,7 +6,7 @@ namespace strata::server {
 
 Offset Partition::high_watermark() const {
   return log_->config().durability == engine::Durability::kFsync ? log_->durable_offset()
-                                                                  : log_->log_end_offset();
+                                                                 : log_->log_end_offset();
 }
 
 void Partition::produce(const kafka::Records& records, bool wait_durable,
@@ -18,15 +18,15 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
     while (pos < slice.size()) {
       size_t left = slice.size() - pos;
       if (left < engine::kBatchLogOverhead) {
-        return done(Error(Errc::kCorruptMessage,
-                          fmt::format("{} stray bytes after the last batch", left)));
+        return done(
+            Error(Errc::kCorruptMessage, fmt::format("{} stray bytes after the last batch", left)));
       }
       int64_t size = engine::peek_batch_size(slice.data() + pos);
       if (size < static_cast<int64_t>(engine::kBatchLogOverhead) ||
           static_cast<uint64_t>(size) > left) {
         // Let the validator name the defect precisely.
-        auto checked = engine::check_batch_integrity(
-            std::span<const std::byte>(slice.data() + pos, std::min<size_t>(left, size > 0 ? size : left)));
+        auto checked = engine::check_batch_integrity(std::span<const std::byte>(
+            slice.data() + pos, std::min<size_t>(left, size > 0 ? size : left)));
         return done(checked.ok() ? Error(Errc::kCorruptMessage, "batch overruns the record set")
                                  : checked.error());
       }
@@ -53,7 +53,8 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
     std::optional<Error> error;
     std::function<void(Result<ProduceResult>)> done;
   };
-  auto state = std::make_shared<State>(State{batches.size(), std::nullopt, std::nullopt, std::move(done)});
+  auto state =
+      std::make_shared<State>(State{batches.size(), std::nullopt, std::nullopt, std::move(done)});
   bool durable = wait_durable && log_->config().durability == engine::Durability::kFsync;
   auto finish = [this, state, durable] {
     if (state->error) return state->done(*state->error);
@@ -64,17 +65,19 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
     });
   };
   for (size_t i = 0; i < batches.size(); ++i) {
-    auto st = log_->append(batches[i], opts, [this, state, finish, i](Result<engine::AppendResult> r) {
-      if (!r) {
-        if (!state->error) state->error = r.error();
-      } else if (i == 0) {
-        state->first = ProduceResult{r->base_offset, r->log_append_time, log_->log_start_offset()};
-      }
-      if (--state->remaining == 0) {
-        after_append();
-        finish();
-      }
-    });
+    auto st =
+        log_->append(batches[i], opts, [this, state, finish, i](Result<engine::AppendResult> r) {
+          if (!r) {
+            if (!state->error) state->error = r.error();
+          } else if (i == 0) {
+            state->first =
+                ProduceResult{r->base_offset, r->log_append_time, log_->log_start_offset()};
+          }
+          if (--state->remaining == 0) {
+            after_append();
+            finish();
+          }
+        });
     if (!st) {
       // Batches before this one are queued and will complete; this one and
       // the rest never will. The partition answers with the error.
@@ -95,19 +98,19 @@ void Partition::after_append() {
   }
 }
 
-void Partition::read(Offset offset, size_t max_bytes,
-                     std::function<void(Result<FetchRead>)> done) {
+void Partition::read(Offset offset, size_t max_bytes, std::function<void(Result<FetchRead>)> done) {
   Offset hw = high_watermark();
-  log_->read(offset, max_bytes, hw, [this, hw, done = std::move(done)](Result<engine::ReadResult> r) {
-    if (!r) return done(r.error());
-    FetchRead out;
-    out.records.slices = std::move(r->slices);
-    out.bytes = r->bytes;
-    out.high_watermark = hw;
-    out.last_stable_offset = hw;
-    out.log_start_offset = log_->log_start_offset();
-    done(std::move(out));
-  });
+  log_->read(offset, max_bytes, hw,
+             [this, hw, done = std::move(done)](Result<engine::ReadResult> r) {
+               if (!r) return done(r.error());
+               FetchRead out;
+               out.records.slices = std::move(r->slices);
+               out.bytes = r->bytes;
+               out.high_watermark = hw;
+               out.last_stable_offset = hw;
+               out.log_start_offset = log_->log_start_offset();
+               done(std::move(out));
+             });
 }
 
 void Partition::wait(Offset seen, std::weak_ptr<void> alive, std::function<void()> fire) {
@@ -128,7 +131,8 @@ void Partition::notify() {
     ready.push_back(std::move(w.fire));
     return true;
   });
-  for (auto& f : ready) f();
+  for (auto& f : ready)
+    f();
 }
 
 void Partition::wake_all() {

@@ -34,35 +34,38 @@ void run_on_owners(Broker& broker, unsigned origin, const std::vector<PartitionU
   shared->results.resize(uids.size());
   shared->done = std::move(done);
   std::map<unsigned, std::vector<size_t>> groups;
-  for (size_t i = 0; i < uids.size(); ++i) groups[broker.shard_for(uids[i])].push_back(i);
+  for (size_t i = 0; i < uids.size(); ++i)
+    groups[broker.shard_for(uids[i])].push_back(i);
   shared->groups_left = groups.size();
   auto opp = std::make_shared<std::function<void(Partition*, size_t, std::function<void(R)>)>>(
       std::move(op));
   for (auto& [shard, indexes] : groups) {
-    broker.shard(shard).post([&broker, shard = shard, origin, indexes = std::move(indexes), uids,
-                              shared, opp] {
-      // Collect this shard's results, then post them back together.
-      struct Group {
-        std::vector<std::pair<size_t, R>> results;
-        size_t left;
-      };
-      auto group = std::make_shared<Group>(Group{{}, indexes.size()});
-      auto& state = broker.state(shard);
-      for (size_t i : indexes) {
-        (*opp)(state.find(uids[i]), i, [&broker, origin, shared, group, i](R r) {
-          group->results.emplace_back(i, std::move(r));
-          if (--group->left > 0) return;
-          broker.shard(origin).post([shared, group] {
-            for (auto& [idx, res] : group->results) shared->results[idx].emplace(std::move(res));
-            if (--shared->groups_left > 0) return;
-            std::vector<R> out;
-            out.reserve(shared->results.size());
-            for (auto& r : shared->results) out.push_back(std::move(*r));
-            shared->done(std::move(out));
-          });
+    broker.shard(shard).post(
+        [&broker, shard = shard, origin, indexes = std::move(indexes), uids, shared, opp] {
+          // Collect this shard's results, then post them back together.
+          struct Group {
+            std::vector<std::pair<size_t, R>> results;
+            size_t left;
+          };
+          auto group = std::make_shared<Group>(Group{{}, indexes.size()});
+          auto& state = broker.state(shard);
+          for (size_t i : indexes) {
+            (*opp)(state.find(uids[i]), i, [&broker, origin, shared, group, i](R r) {
+              group->results.emplace_back(i, std::move(r));
+              if (--group->left > 0) return;
+              broker.shard(origin).post([shared, group] {
+                for (auto& [idx, res] : group->results)
+                  shared->results[idx].emplace(std::move(res));
+                if (--shared->groups_left > 0) return;
+                std::vector<R> out;
+                out.reserve(shared->results.size());
+                for (auto& r : shared->results)
+                  out.push_back(std::move(*r));
+                shared->done(std::move(out));
+              });
+            });
+          }
         });
-      }
-    });
   }
 }
 

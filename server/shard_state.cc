@@ -23,7 +23,8 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
   for (const auto& [name, topic] : snap->topics) {
     for (int32_t p = 0; p < topic->partitions; ++p) {
       auto uid = topic->uid(PartitionId(p));
-      if (broker_.shard_for(uid) == id()) wanted.emplace(uid, std::make_pair(topic.get(), PartitionId(p)));
+      if (broker_.shard_for(uid) == id())
+        wanted.emplace(uid, std::make_pair(topic.get(), PartitionId(p)));
     }
   }
   // Close the partitions of deleted topics.
@@ -62,7 +63,8 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
       std::unique_ptr<Partition> owned(raw);
       auto uid = owned->log().uid();
       auto dir = broker_.logs().partition_dir(owned->topic(), owned->id());
-      if (!st) spdlog::warn("shard {}: closing {} failed: {}", id(), dir.string(), st.error().to_string());
+      if (!st)
+        spdlog::warn("shard {}: closing {} failed: {}", id(), dir.string(), st.error().to_string());
       owned.reset();
       if (auto rm = broker_.logs().remove_log(uid, dir); !rm) {
         spdlog::error("shard {}: cannot delete {}: {}", id(), dir.string(), rm.error().to_string());
@@ -93,7 +95,8 @@ void ShardState::check_retention() {
 }
 
 void ShardState::wake_all() {
-  for (auto& [uid, p] : partitions_) p->wake_all();
+  for (auto& [uid, p] : partitions_)
+    p->wake_all();
 }
 
 void ShardState::close_all(std::function<void(Status)> done) {

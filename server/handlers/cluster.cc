@@ -12,10 +12,10 @@ namespace {
 
 // Kafka ACL operation bits (READ 3 .. DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11):
 // with no authorizer every operation is allowed.
-constexpr int32_t kTopicOperations = (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) |
-                                     (1 << 8) | (1 << 10) | (1 << 11);
-constexpr int32_t kClusterOperations = (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) |
-                                       (1 << 11) | (1 << 12);
+constexpr int32_t kTopicOperations =
+    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
+constexpr int32_t kClusterOperations =
+    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
 
 kafka::MetadataResponse::Topic describe_topic(const coordinator::TopicInfo& t, int32_t node,
                                               bool with_ops) {
@@ -38,7 +38,8 @@ kafka::MetadataResponse::Topic describe_topic(const coordinator::TopicInfo& t, i
 }
 
 void fill_brokers(const coordinator::ClusterSnapshot& snap, kafka::MetadataResponse& resp) {
-  for (const auto& b : snap.brokers) resp.brokers.push_back({b.node_id, b.host, b.port, b.rack});
+  for (const auto& b : snap.brokers)
+    resp.brokers.push_back({b.node_id, b.host, b.port, b.rack});
   resp.cluster_id = snap.cluster_id;
   resp.controller_id = snap.controller_id;
 }
@@ -65,10 +66,12 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
     auto snap = broker.snapshot();
     kafka::MetadataResponse resp;
     fill_brokers(*snap, resp);
-    if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterOperations;
+    if (req.include_cluster_authorized_operations)
+      resp.cluster_authorized_operations = kClusterOperations;
     int32_t node = broker.config().node_id;
     if (all) {
-      for (const auto& [name, t] : snap->topics) resp.topics.push_back(describe_topic(*t, node, with_ops));
+      for (const auto& [name, t] : snap->topics)
+        resp.topics.push_back(describe_topic(*t, node, with_ops));
     } else {
       for (const auto& rt : *req.topics) {
         const coordinator::TopicInfo* t = nullptr;
@@ -85,9 +88,9 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
         missing.name = rt.name;
         missing.topic_id = rt.topic_id;
         bool bad_name = rt.name && coordinator::invalid_topic_name(*rt.name).has_value();
-        missing.error_code = kafka::code(bad_name ? kafka::ErrorCode::kInvalidTopicException
-                                                  : rt.name ? kafka::ErrorCode::kUnknownTopicOrPartition
-                                                            : kafka::ErrorCode::kUnknownTopicId);
+        missing.error_code = kafka::code(bad_name  ? kafka::ErrorCode::kInvalidTopicException
+                                         : rt.name ? kafka::ErrorCode::kUnknownTopicOrPartition
+                                                   : kafka::ErrorCode::kUnknownTopicId);
         resp.topics.push_back(std::move(missing));
       }
     }
@@ -98,8 +101,8 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
   if (!all && broker.config().auto_create_topics && req.allow_auto_topic_creation) {
     auto snap = broker.snapshot();
     for (const auto& rt : *req.topics) {
-      if (rt.name && snap->find(*rt.name) == nullptr && !coordinator::invalid_topic_name(*rt.name) &&
-          !rt.name->starts_with("__")) {
+      if (rt.name && snap->find(*rt.name) == nullptr &&
+          !coordinator::invalid_topic_name(*rt.name) && !rt.name->starts_with("__")) {
         to_create.push_back(*rt.name);
       }
     }
@@ -109,9 +112,9 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
       ctx.shard.id(),
       [&broker, to_create] {
         for (const auto& name : to_create) {
-          auto r = broker.catalog().create_topic(name, broker.config().num_partitions,
-                                                 broker.config().default_replication_factor, {},
-                                                 false);
+          auto r =
+              broker.catalog().create_topic(name, broker.config().num_partitions,
+                                            broker.config().default_replication_factor, {}, false);
           if (!r && r.error().code() != Errc::kAlreadyExists) {
             spdlog::warn("auto-creating topic {} failed: {}", name, r.error().to_string());
           }
@@ -132,8 +135,10 @@ void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest r
   resp.endpoint_type = req.endpoint_type;
   resp.cluster_id = snap->cluster_id;
   resp.controller_id = snap->controller_id;
-  for (const auto& b : snap->brokers) resp.brokers.push_back({b.node_id, b.host, b.port, b.rack});
-  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterOperations;
+  for (const auto& b : snap->brokers)
+    resp.brokers.push_back({b.node_id, b.host, b.port, b.rack});
+  if (req.include_cluster_authorized_operations)
+    resp.cluster_authorized_operations = kClusterOperations;
   out.send(resp);
 }
 

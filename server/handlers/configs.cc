@@ -31,9 +31,8 @@ const engine::ConfigDefinition* definition(const std::string& name) {
   return nullptr;
 }
 
-kafka::DescribeConfigsResponse::Result describe_topic(Broker& broker,
-                                                      const kafka::DescribeConfigsRequest::Resource& r,
-                                                      bool synonyms, bool docs) {
+kafka::DescribeConfigsResponse::Result describe_topic(
+    Broker& broker, const kafka::DescribeConfigsRequest::Resource& r, bool synonyms, bool docs) {
   kafka::DescribeConfigsResponse::Result out;
   out.resource_type = r.resource_type;
   out.resource_name = r.resource_name;
@@ -48,7 +47,8 @@ kafka::DescribeConfigsResponse::Result describe_topic(Broker& broker,
   auto defaults = broker.config().topic_defaults.to_map();
   auto kafka_defaults = engine::TopicConfig{}.to_map();
   std::optional<std::set<std::string>> wanted;
-  if (r.configuration_keys) wanted.emplace(r.configuration_keys->begin(), r.configuration_keys->end());
+  if (r.configuration_keys)
+    wanted.emplace(r.configuration_keys->begin(), r.configuration_keys->end());
   for (const auto& [name, value] : effective) {
     if (wanted && !wanted->count(name)) continue;
     kafka::DescribeConfigsResponse::Config c;
@@ -57,7 +57,7 @@ kafka::DescribeConfigsResponse::Result describe_topic(Broker& broker,
     bool is_override = topic->configs.count(name) > 0;
     bool broker_set = defaults[name] != kafka_defaults[name];
     c.is_default = !is_override;
-    c.config_source = is_override   ? kafka::kSourceTopicConfig
+    c.config_source = is_override  ? kafka::kSourceTopicConfig
                       : broker_set ? kafka::kSourceStaticBrokerConfig
                                    : kafka::kSourceDefaultConfig;
     if (const auto* d = definition(name)) {
@@ -65,27 +65,31 @@ kafka::DescribeConfigsResponse::Result describe_topic(Broker& broker,
       if (docs) c.documentation = std::string(d->doc);
     }
     if (synonyms) {
-      if (is_override) c.synonyms.push_back({name, topic->configs.at(name), kafka::kSourceTopicConfig});
-      c.synonyms.push_back({name, defaults[name],
-                            broker_set ? kafka::kSourceStaticBrokerConfig : kafka::kSourceDefaultConfig});
+      if (is_override)
+        c.synonyms.push_back({name, topic->configs.at(name), kafka::kSourceTopicConfig});
+      c.synonyms.push_back(
+          {name, defaults[name],
+           broker_set ? kafka::kSourceStaticBrokerConfig : kafka::kSourceDefaultConfig});
     }
     out.configs.push_back(std::move(c));
   }
   return out;
 }
 
-kafka::DescribeConfigsResponse::Result describe_broker(Broker& broker,
-                                                       const kafka::DescribeConfigsRequest::Resource& r) {
+kafka::DescribeConfigsResponse::Result describe_broker(
+    Broker& broker, const kafka::DescribeConfigsRequest::Resource& r) {
   kafka::DescribeConfigsResponse::Result out;
   out.resource_type = r.resource_type;
   out.resource_name = r.resource_name;
   if (!r.resource_name.empty() && r.resource_name != std::to_string(broker.config().node_id)) {
     out.error_code = kafka::code(ErrorCode::kInvalidRequest);
-    out.error_message = fmt::format("this is broker {}, not {}", broker.config().node_id, r.resource_name);
+    out.error_message =
+        fmt::format("this is broker {}, not {}", broker.config().node_id, r.resource_name);
     return out;
   }
   std::optional<std::set<std::string>> wanted;
-  if (r.configuration_keys) wanted.emplace(r.configuration_keys->begin(), r.configuration_keys->end());
+  if (r.configuration_keys)
+    wanted.emplace(r.configuration_keys->begin(), r.configuration_keys->end());
   for (const auto& [name, value] : broker.config().describe()) {
     if (wanted && !wanted->count(name)) continue;
     kafka::DescribeConfigsResponse::Config c;
@@ -116,7 +120,8 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
           out.resource_name = r.resource_name;
           Status st = ok_status();
           if (r.resource_type == kafka::kResourceBroker) {
-            st = Error(Errc::kInvalidArgument, "broker configs are static; restart with new values");
+            st =
+                Error(Errc::kInvalidArgument, "broker configs are static; restart with new values");
           } else if (r.resource_type != kafka::kResourceTopic) {
             st = Error(Errc::kInvalidArgument,
                        fmt::format("resource type {} is not supported", r.resource_type));
@@ -124,7 +129,8 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
             auto snap = broker.snapshot();
             const auto* topic = snap->find(r.resource_name);
             if (topic == nullptr) {
-              st = Error(Errc::kNotFound, fmt::format("topic '{}' does not exist", r.resource_name));
+              st =
+                  Error(Errc::kNotFound, fmt::format("topic '{}' does not exist", r.resource_name));
             } else {
               auto next = change(r, *topic, broker);
               st = next ? broker.catalog().set_configs(topic->name, *next, validate_only)
@@ -152,8 +158,8 @@ void describe_configs(const RequestContext& ctx, kafka::DescribeConfigsRequest r
   kafka::DescribeConfigsResponse resp;
   for (const auto& r : req.resources) {
     if (r.resource_type == kafka::kResourceTopic) {
-      resp.results.push_back(describe_topic(ctx.broker, r, req.include_synonyms,
-                                            req.include_documentation));
+      resp.results.push_back(
+          describe_topic(ctx.broker, r, req.include_synonyms, req.include_documentation));
     } else if (r.resource_type == kafka::kResourceBroker) {
       resp.results.push_back(describe_broker(ctx.broker, r));
     } else {
@@ -196,15 +202,17 @@ void incremental_alter_configs(const RequestContext& ctx, kafka::IncrementalAlte
             }
             switch (c.config_operation) {
               case Req::kSet:
-                if (!c.value) return Error(Errc::kInvalidConfig, "SET of " + c.name + " needs a value");
+                if (!c.value)
+                  return Error(Errc::kInvalidConfig, "SET of " + c.name + " needs a value");
                 next[c.name] = *c.value;
                 break;
               case Req::kDelete: next.erase(c.name); break;
               case Req::kAppend:
               case Req::kSubtract: {
                 if (d->type != "list") {
-                  return Error(Errc::kInvalidConfig,
-                               fmt::format("{} is not a list; APPEND and SUBTRACT need one", c.name));
+                  return Error(
+                      Errc::kInvalidConfig,
+                      fmt::format("{} is not a list; APPEND and SUBTRACT need one", c.name));
                 }
                 std::set<std::string> items;
                 std::stringstream cur(next.count(c.name) ? next[c.name] : effective[c.name]);
@@ -220,7 +228,8 @@ void incremental_alter_configs(const RequestContext& ctx, kafka::IncrementalAlte
                   }
                 }
                 std::string joined;
-                for (const auto& item : items) joined += (joined.empty() ? "" : ",") + item;
+                for (const auto& item : items)
+                  joined += (joined.empty() ? "" : ",") + item;
                 next[c.name] = joined;
                 break;
               }

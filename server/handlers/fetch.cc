@@ -30,10 +30,10 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     auto& broker = ctx_.broker;
     auto snap = broker.snapshot();
     int16_t v = out_.version();
-    deadline_ = std::chrono::steady_clock::now() +
-                std::chrono::milliseconds(std::max(0, req_.max_wait_ms));
-    max_bytes_ = std::min(req_.max_bytes > 0 ? req_.max_bytes : INT32_MAX,
-                          broker.config().fetch_max_bytes);
+    deadline_ =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0, req_.max_wait_ms));
+    max_bytes_ =
+        std::min(req_.max_bytes > 0 ? req_.max_bytes : INT32_MAX, broker.config().fetch_max_bytes);
     if (req_.session_id != 0 || req_.session_epoch > 0) {
       // Strata keeps no fetch sessions: every fetch is a full one.
       top_error_ = ErrorCode::kFetchSessionIdNotFound;
@@ -75,7 +75,8 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
 
   std::vector<PartitionUid> uids() const {
     std::vector<PartitionUid> out;
-    for (const auto& t : targets_) out.push_back(t.uid);
+    for (const auto& t : targets_)
+      out.push_back(t.uid);
     return out;
   }
 
@@ -118,14 +119,16 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     token_ = std::make_shared<int>(0);
     std::weak_ptr<void> alive = token_;
     std::vector<Offset> seen;
-    for (const auto& r : results) seen.push_back(r.read->high_watermark);
+    for (const auto& r : results)
+      seen.push_back(r.read->high_watermark);
     unsigned origin = ctx_.shard.id();
     auto& broker = ctx_.broker;
     // Waiters hold the op weakly: the timer keeps it alive while it waits.
     std::weak_ptr<FetchOp> weak = self;
     run_on_owners<int>(
         broker, origin, uids(),
-        [seen, alive, weak, origin, &broker](Partition* p, size_t i, std::function<void(int)> done) {
+        [seen, alive, weak, origin, &broker](Partition* p, size_t i,
+                                             std::function<void(int)> done) {
           if (p != nullptr) {
             p->wait(seen[i], alive, [weak, origin, &broker] {
               broker.shard(origin).post([weak] {
@@ -192,7 +195,8 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
 
 }  // namespace
 
-void fetch(const RequestContext& ctx, kafka::FetchRequest req, Responder<kafka::FetchResponse> out) {
+void fetch(const RequestContext& ctx, kafka::FetchRequest req,
+           Responder<kafka::FetchResponse> out) {
   std::make_shared<FetchOp>(ctx, std::move(req), std::move(out))->start();
 }
 

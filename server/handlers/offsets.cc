@@ -22,7 +22,8 @@ struct OffsetAnswer {
 template <typename Req, typename Resp, typename SetError>
 std::vector<std::pair<size_t, size_t>> resolve(const coordinator::ClusterSnapshot& snap,
                                                const Req& topics, Resp& out_topics,
-                                               std::vector<PartitionUid>& uids, SetError set_error) {
+                                               std::vector<PartitionUid>& uids,
+                                               SetError set_error) {
   std::vector<std::pair<size_t, size_t>> where;
   for (const auto& t : topics) {
     auto& rt = out_topics.emplace_back();
@@ -47,7 +48,8 @@ void lookup(Partition* p, int64_t ts, std::function<void(OffsetAnswer)> done) {
   auto& log = p->log();
   Offset hw = p->high_watermark();
   using L = kafka::ListOffsetsRequest;
-  if (ts == L::kEarliest) return done(OffsetAnswer{ErrorCode::kNone, log.log_start_offset().value()});
+  if (ts == L::kEarliest)
+    return done(OffsetAnswer{ErrorCode::kNone, log.log_start_offset().value()});
   if (ts == L::kLatest) return done(OffsetAnswer{ErrorCode::kNone, hw.value()});
   if (ts == L::kMaxTimestamp) {
     if (log.log_start_offset() == hw) return done(OffsetAnswer{});
@@ -128,10 +130,12 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
         Offset hw = p->high_watermark();
         // -1 means "up to the high watermark".
         int64_t target = targets[i] == -1 ? hw.value() : targets[i];
-        if (target < 0 || Offset(target) > hw) return done(OffsetAnswer{ErrorCode::kOffsetOutOfRange});
+        if (target < 0 || Offset(target) > hw)
+          return done(OffsetAnswer{ErrorCode::kOffsetOutOfRange});
         if (Offset(target) > p->log().log_start_offset()) {
           if (auto st = p->log().advance_start_offset(Offset(target)); !st) {
-            spdlog::error("DeleteRecords on {}-{}: {}", p->topic(), p->id(), st.error().to_string());
+            spdlog::error("DeleteRecords on {}-{}: {}", p->topic(), p->id(),
+                          st.error().to_string());
             return done(OffsetAnswer{kafka::to_error_code(st.error().code())});
           }
           spdlog::info("DeleteRecords: {}-{} now starts at {}", p->topic(), p->id(), target);

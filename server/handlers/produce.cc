@@ -40,8 +40,8 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
     }
   }
   auto shared_records = std::make_shared<std::vector<kafka::Records>>(std::move(records));
-  auto finish = [ctx, acks, resp = std::move(resp), where, reply = std::move(reply)](
-                    std::vector<Result<ProduceResult>> results) mutable {
+  auto finish = [ctx, acks, resp = std::move(resp), where,
+                 reply = std::move(reply)](std::vector<Result<ProduceResult>> results) mutable {
     bool any_error = false;
     for (size_t i = 0; i < results.size(); ++i) {
       auto& rp = resp.responses[where[i].first].partitions[where[i].second];
@@ -57,7 +57,8 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
       }
     }
     for (const auto& t : resp.responses) {
-      for (const auto& p : t.partitions) any_error |= p.error_code != 0;
+      for (const auto& p : t.partitions)
+        any_error |= p.error_code != 0;
     }
     if (acks == 0) {
       // Nothing is sent; a failure closes the connection so the client notices.
@@ -69,7 +70,8 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
   };
   run_on_owners<Result<ProduceResult>>(
       broker, ctx.shard.id(), uids,
-      [shared_records, acks](Partition* p, size_t i, std::function<void(Result<ProduceResult>)> done) {
+      [shared_records, acks](Partition* p, size_t i,
+                             std::function<void(Result<ProduceResult>)> done) {
         if (p == nullptr) {
           return done(Error(Errc::kShutdown, "partition is not open on this broker"));
         }

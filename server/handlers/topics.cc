@@ -37,8 +37,10 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
   auto ids = std::make_shared<std::vector<coordinator::TopicId>>(n);
   // Names given twice are refused, both times (Kafka does the same).
   std::map<std::string, int> seen;
-  for (const auto& t : req.topics) ++seen[t.name];
-  auto topics = std::make_shared<std::vector<kafka::CreateTopicsRequest::Topic>>(std::move(req.topics));
+  for (const auto& t : req.topics)
+    ++seen[t.name];
+  auto topics =
+      std::make_shared<std::vector<kafka::CreateTopicsRequest::Topic>>(std::move(req.topics));
   bool validate_only = req.validate_only;
   int32_t node = cfg.node_id;
   broker.change_topics(
@@ -52,7 +54,8 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
             continue;
           }
           int32_t partitions = t.num_partitions == -1 ? cfg.num_partitions : t.num_partitions;
-          int16_t rf = t.replication_factor == -1 ? cfg.default_replication_factor : t.replication_factor;
+          int16_t rf =
+              t.replication_factor == -1 ? cfg.default_replication_factor : t.replication_factor;
           if (!t.assignments.empty()) {
             if (t.num_partitions != -1 || t.replication_factor != -1) {
               o = Outcome{ErrorCode::kInvalidRequest,
@@ -64,7 +67,8 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
             bool good = true;
             for (size_t p = 0; p < t.assignments.size(); ++p) {
               const auto& a = t.assignments[p];
-              good &= a.partition_index == static_cast<int32_t>(p) && a.broker_ids == std::vector<int32_t>{node};
+              good &= a.partition_index == static_cast<int32_t>(p) &&
+                      a.broker_ids == std::vector<int32_t>{node};
             }
             if (!good) {
               o = Outcome{ErrorCode::kInvalidReplicaAssignment,
@@ -109,9 +113,9 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
           rt.topic_id = (*ids)[i];
           const auto* info = snap->find(t.name);
           if (info == nullptr && !validate_only) continue;
-          rt.num_partitions = info ? info->partitions
-                                   : (t.num_partitions == -1 ? broker.config().num_partitions
-                                                             : t.num_partitions);
+          rt.num_partitions =
+              info ? info->partitions
+                   : (t.num_partitions == -1 ? broker.config().num_partitions : t.num_partitions);
           rt.replication_factor = 1;
           coordinator::TopicInfo probe;
           if (info) probe = *info;
@@ -144,7 +148,8 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
       targets->push_back(Target{t.name, t.topic_id, !t.name.has_value()});
     }
   } else {
-    for (const auto& name : req.topic_names) targets->push_back(Target{name, {}, false});
+    for (const auto& name : req.topic_names)
+      targets->push_back(Target{name, {}, false});
   }
   auto outcomes = std::make_shared<std::vector<Outcome>>(targets->size());
   broker.change_topics(
@@ -155,9 +160,9 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
           auto snap = broker.snapshot();
           const coordinator::TopicInfo* info = t.by_id ? snap->find(t.id) : snap->find(*t.name);
           if (info == nullptr) {
-            (*outcomes)[i] = Outcome{t.by_id ? ErrorCode::kUnknownTopicId
-                                             : ErrorCode::kUnknownTopicOrPartition,
-                                     "no such topic"};
+            (*outcomes)[i] =
+                Outcome{t.by_id ? ErrorCode::kUnknownTopicId : ErrorCode::kUnknownTopicOrPartition,
+                        "no such topic"};
             continue;
           }
           t.name = info->name;
@@ -182,7 +187,8 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
 void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest req,
                        Responder<kafka::CreatePartitionsResponse> out) {
   auto& broker = ctx.broker;
-  auto topics = std::make_shared<std::vector<kafka::CreatePartitionsRequest::Topic>>(std::move(req.topics));
+  auto topics =
+      std::make_shared<std::vector<kafka::CreatePartitionsRequest::Topic>>(std::move(req.topics));
   auto outcomes = std::make_shared<std::vector<Outcome>>(topics->size());
   bool validate_only = req.validate_only;
   int32_t node = broker.config().node_id;
@@ -195,23 +201,25 @@ void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest
           const auto* info = snap->find(t.name);
           if (info != nullptr && t.assignments) {
             bool good = static_cast<int32_t>(t.assignments->size()) == t.count - info->partitions;
-            for (const auto& a : *t.assignments) good &= a.broker_ids == std::vector<int32_t>{node};
+            for (const auto& a : *t.assignments)
+              good &= a.broker_ids == std::vector<int32_t>{node};
             if (!good) {
-              (*outcomes)[i] = Outcome{ErrorCode::kInvalidReplicaAssignment,
-                                       "one assignment per new partition, each on broker " +
-                                           std::to_string(node)};
+              (*outcomes)[i] = Outcome{
+                  ErrorCode::kInvalidReplicaAssignment,
+                  "one assignment per new partition, each on broker " + std::to_string(node)};
               continue;
             }
           }
-          (*outcomes)[i] = outcome_of(broker.catalog().add_partitions(t.name, t.count, validate_only));
+          (*outcomes)[i] =
+              outcome_of(broker.catalog().add_partitions(t.name, t.count, validate_only));
         }
         return ok_status();
       },
       [topics, outcomes, out](Status) {
         kafka::CreatePartitionsResponse resp;
         for (size_t i = 0; i < topics->size(); ++i) {
-          resp.results.push_back({(*topics)[i].name, kafka::code((*outcomes)[i].error),
-                                  (*outcomes)[i].message});
+          resp.results.push_back(
+              {(*topics)[i].name, kafka::code((*outcomes)[i].error), (*outcomes)[i].message});
         }
         out.send(resp);
       });
