@@ -39,6 +39,15 @@ Result<BatchHeader> check_batch_integrity(std::span<const std::byte> bytes) {
   if (length < 0) {
     return Error(Errc::kCorruptMessage, fmt::format("negative batch length {}", length));
   }
+  // Magic first: a legacy (v0/v1) message is shorter than a v2 header, and
+  // deserves UNSUPPORTED_FOR_MESSAGE_FORMAT rather than "corrupt".
+  if (bytes.size() > batch_field::kMagic) {
+    auto magic = be::load<int8_t>(bytes.data() + batch_field::kMagic);
+    if (magic != kMagicV2) {
+      return Error(Errc::kUnsupportedMagic,
+                   fmt::format("record batch magic {} is not supported (only 2)", magic));
+    }
+  }
   if (static_cast<size_t>(length) < kBatchHeaderSize - kBatchLogOverhead) {
     return Error(Errc::kCorruptMessage,
                  fmt::format("batch length {} is below the {}-byte v2 header", length,
@@ -46,11 +55,6 @@ Result<BatchHeader> check_batch_integrity(std::span<const std::byte> bytes) {
   }
   if (bytes.size() <= batch_field::kMagic) {
     return Error(Errc::kTruncatedBatch, fmt::format("batch cut off after {} bytes", bytes.size()));
-  }
-  auto magic = be::load<int8_t>(bytes.data() + batch_field::kMagic);
-  if (magic != kMagicV2) {
-    return Error(Errc::kUnsupportedMagic,
-                 fmt::format("record batch magic {} is not supported (only 2)", magic));
   }
   size_t total = kBatchLogOverhead + static_cast<size_t>(length);
   if (bytes.size() < total) {

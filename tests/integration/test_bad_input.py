@@ -124,7 +124,7 @@ class BadInputTest(unittest.TestCase):
         self.assertEqual(error, 35)  # UNSUPPORTED_VERSION
         keys = [struct.unpack(">hhh", body[6 + 6 * i:12 + 6 * i]) for i in range(count)]
         self.assertIn((18, 0, 3), keys)
-        self.assertIn((0, 3, 9), keys)
+        self.assertIn((0, 0, 9), keys)
         c.close()
 
     def test_frame_sizes(self):
@@ -192,6 +192,19 @@ class BadInputTest(unittest.TestCase):
         off = 4 + 2 + 1 + 4 + 4
         (error,) = struct.unpack(">h", body[off:off + 2])
         self.assertEqual(error, 2)  # CORRUPT_MESSAGE
+        # A legacy magic-1 message set (what Produce v0-2 clients send) is
+        # refused with UNSUPPORTED_FOR_MESSAGE_FORMAT.
+        value = b"legacy"
+        msg = struct.pack(">bbq", 1, 0, 0) + struct.pack(">i", -1) + struct.pack(">i", len(value)) + value
+        entry = struct.pack(">q", 0) + struct.pack(">i", 4 + len(msg)) + struct.pack(">I", 0) + msg
+        body = struct.pack(">hi", 1, 1000) + struct.pack(">i", 1) + struct.pack(">h", 1) + b"t"
+        body += struct.pack(">i", 1) + struct.pack(">i", 0) + struct.pack(">i", len(entry)) + entry
+        c.send(frame(header(0, 2, 6) + body))
+        corr, body = c.response()
+        self.assertEqual(corr, 6)
+        off = 4 + 2 + 1 + 4 + 4
+        (error,) = struct.unpack(">h", body[off:off + 2])
+        self.assertEqual(error, 43)  # UNSUPPORTED_FOR_MESSAGE_FORMAT
         c.close()
         self.assert_healthy()
 
