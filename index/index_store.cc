@@ -123,6 +123,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
       {"offset_index", cf_options},
       {"time_index", cf_options},
       {"applied", cf_options},
+      {"group_offsets", cf_options},
   };
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(db_options, dir.string(), cfs, &store->handles_, &db);
@@ -131,6 +132,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   store->offset_cf_ = store->handles_[1];
   store->time_cf_ = store->handles_[2];
   store->applied_cf_ = store->handles_[3];
+  store->group_cf_ = store->handles_[4];
   return store;
 }
 
@@ -309,7 +311,7 @@ Status IndexStore::drop_before(PartitionUid uid, Offset before) {
 
 Status IndexStore::drop_partition(PartitionUid uid) {
   rocksdb::WriteBatch wb;
-  for (auto* cf : {offset_cf_, time_cf_, applied_cf_}) {
+  for (auto* cf : {offset_cf_, time_cf_, applied_cf_, group_cf_}) {
     wb.DeleteRange(cf, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
   }
   rocksdb::WriteOptions wo;
@@ -319,10 +321,78 @@ Status IndexStore::drop_partition(PartitionUid uid) {
   return ok_status();
 }
 
+namespace {
+constexpr char kGroupApplied = 'G';
+}  // namespace
+
+Status IndexStore::apply_group_ops(PartitionUid uid, Offset applied_next,
+                                   const std::vector<KvOp>& ops) {
+  rocksdb::WriteBatch wb;
+  std::string prefix = keys::prefix(uid);
+  for (const auto& op : ops) {
+    std::string key = prefix + op.key;
+    if (op.value) {
+      wb.Put(group_cf_, slice(key), slice(*op.value));
+    } else {
+      wb.Delete(group_cf_, slice(key));
+    }
+  }
+  std::string marker;
+  keys::append_u64(marker, keys::flip(applied_next.value()));
+  wb.Put(applied_cf_, slice(keys::marker_key(uid, kGroupApplied)), slice(marker));
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  auto s = db_->Write(wo, &wb);
+  if (!s.ok()) return db_error(s, "group write");
+  return ok_status();
+}
+
+Result<std::optional<Offset>> IndexStore::group_applied(PartitionUid uid) const {
+  std::string value;
+  auto s = db_->Get(rocksdb::ReadOptions(), applied_cf_,
+                    slice(keys::marker_key(uid, kGroupApplied)), &value);
+  if (s.IsNotFound()) return std::optional<Offset>();
+  if (!s.ok()) return db_error(s, "get");
+  if (value.size() != 8) return Error(Errc::kCorruption, "group marker of the wrong size");
+  return std::optional<Offset>(Offset(keys::unflip(keys::read_u64(value, 0))));
+}
+
+Result<std::optional<std::string>> IndexStore::group_get(PartitionUid uid,
+                                                         const std::string& key) const {
+  std::string value;
+  auto s = db_->Get(rocksdb::ReadOptions(), group_cf_, slice(keys::prefix(uid) + key), &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  if (!s.ok()) return db_error(s, "get");
+  return std::optional<std::string>(std::move(value));
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> IndexStore::group_scan(
+    PartitionUid uid, const std::string& prefix) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string full = keys::prefix(uid) + prefix;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), group_cf_));
+  for (it->Seek(slice(full)); it->Valid() && has_prefix(it->key(), full); it->Next()) {
+    out.emplace_back(it->key().ToString().substr(keys::kUidSize), it->value().ToString());
+  }
+  if (!it->status().ok()) return db_error(it->status(), "scan");
+  return out;
+}
+
+Status IndexStore::group_reset(PartitionUid uid) {
+  rocksdb::WriteBatch wb;
+  wb.DeleteRange(group_cf_, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
+  wb.Delete(applied_cf_, slice(keys::marker_key(uid, kGroupApplied)));
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  auto s = db_->Write(wo, &wb);
+  if (!s.ok()) return db_error(s, "group reset");
+  return ok_status();
+}
+
 Status IndexStore::flush() {
   rocksdb::FlushOptions fo;
   fo.wait = true;
-  auto s = db_->Flush(fo, {offset_cf_, time_cf_, applied_cf_});
+  auto s = db_->Flush(fo, {offset_cf_, time_cf_, applied_cf_, group_cf_});
   if (!s.ok()) return db_error(s, "flush");
   return ok_status();
 }

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "base/ids.h"
@@ -121,6 +122,22 @@ class IndexStore {
   // Removes everything of a partition. Durable when it returns.
   Status drop_partition(PartitionUid uid);
 
+  // The group_offsets column family: the materialized view of a
+  // __consumer_offsets partition (keys are prefixed with its uid), with the
+  // offset of the log up to which it was applied, written together.
+  struct KvOp {
+    std::string key;                   // without the uid prefix
+    std::optional<std::string> value;  // nullopt = delete
+  };
+  Status apply_group_ops(PartitionUid uid, Offset applied_next, const std::vector<KvOp>& ops);
+  Result<std::optional<Offset>> group_applied(PartitionUid uid) const;
+  Result<std::optional<std::string>> group_get(PartitionUid uid, const std::string& key) const;
+  // Every (key, value) of `uid` whose key starts with `prefix`, keys without the uid.
+  Result<std::vector<std::pair<std::string, std::string>>> group_scan(
+      PartitionUid uid, const std::string& prefix) const;
+  // Drops the whole view of `uid` (before a full replay).
+  Status group_reset(PartitionUid uid);
+
   // Persists the memtables (clean shutdown).
   Status flush();
 
@@ -137,6 +154,7 @@ class IndexStore {
   rocksdb::ColumnFamilyHandle* offset_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* time_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* applied_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* group_cf_ = nullptr;
 };
 
 }  // namespace strata::index

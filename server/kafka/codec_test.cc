@@ -59,6 +59,17 @@ TEST(Codec, EveryMessageRoundTripsAtEveryVersion) {
   round_trip_api<IncrementalAlterConfigsRequest, AlterConfigsResponse>();
   round_trip_api<DeleteRecordsRequest, DeleteRecordsResponse>();
   round_trip_api<DescribeClusterRequest, DescribeClusterResponse>();
+  round_trip_api<FindCoordinatorRequest, FindCoordinatorResponse>();
+  round_trip_api<JoinGroupRequest, JoinGroupResponse>();
+  round_trip_api<SyncGroupRequest, SyncGroupResponse>();
+  round_trip_api<HeartbeatRequest, HeartbeatResponse>();
+  round_trip_api<LeaveGroupRequest, LeaveGroupResponse>();
+  round_trip_api<OffsetCommitRequest, OffsetCommitResponse>();
+  round_trip_api<OffsetFetchRequest, OffsetFetchResponse>();
+  round_trip_api<ListGroupsRequest, ListGroupsResponse>();
+  round_trip_api<DescribeGroupsRequest, DescribeGroupsResponse>();
+  round_trip_api<DeleteGroupsRequest, DeleteGroupsResponse>();
+  round_trip_api<OffsetDeleteRequest, OffsetDeleteResponse>();
 }
 
 std::vector<uint8_t> bytes_of(const std::vector<SharedBytes>& parts) {
@@ -94,6 +105,114 @@ TEST(Codec, FlexibleVersionsUseCompactLengthsAndTagSections) {
                                0,                                // include cluster authorized ops
                                0,                                // include topic authorized ops
                                0};                               // body tags
+  EXPECT_EQ(b, want);
+}
+
+JoinGroupRequest sample_join_group() {
+  JoinGroupRequest req;
+  req.group_id = "g";
+  req.session_timeout_ms = 10000;
+  req.rebalance_timeout_ms = 300000;
+  req.group_instance_id = "i";  // v5+ only
+  req.protocol_type = "consumer";
+  req.protocols = {{"range", Bytes{std::byte{1}, std::byte{2}}}};
+  return req;
+}
+
+TEST(Codec, JoinGroupV1RequestHasTheKnownLayout) {
+  auto b = bytes_of(encode_request(RequestHeader{11, 1, 7, "c"}, sample_join_group()));
+  std::vector<uint8_t> want = {0, 0,    0,    51,                      // size
+                               0, 11,   0,    1,    0,   0,   0,   7,  // key 11, v1, correlation 7
+                               0, 1,    'c',                           // client id
+                               0, 1,    'g',                           // group id
+                               0, 0,    0x27, 0x10,                    // session timeout 10000
+                               0, 0x04, 0x93, 0xE0,                    // rebalance timeout 300000
+                               0, 0,                                   // empty member id
+                               0, 8,    'c',  'o',  'n', 's', 'u', 'm', 'e', 'r',  // protocol type
+                               0, 0,    0,    1,                                   // one protocol
+                               0, 5,    'r',  'a',  'n', 'g', 'e',                 // its name
+                               0, 0,    0,    2,    1,   2};                       // its metadata
+  EXPECT_EQ(b, want);
+}
+
+TEST(Codec, JoinGroupV6RequestHasTheKnownLayout) {
+  auto b = bytes_of(encode_request(RequestHeader{11, 6, 7, "c"}, sample_join_group()));
+  std::vector<uint8_t> want = {0, 0,    0,    46,                      // size
+                               0, 11,   0,    6,    0,   0,   0,   7,  // key 11, v6, correlation 7
+                               0, 1,    'c',                           // client id (old encoding)
+                               0,                                      // header tags
+                               2, 'g',                                 // group id
+                               0, 0,    0x27, 0x10,                    // session timeout 10000
+                               0, 0x04, 0x93, 0xE0,                    // rebalance timeout 300000
+                               1,                                      // empty member id
+                               2, 'i',                                 // group instance id
+                               9, 'c',  'o',  'n',  's', 'u', 'm', 'e', 'r',  // protocol type
+                               2,                                             // one protocol
+                               6, 'r',  'a',  'n',  'g', 'e',                 // its name
+                               3, 1,    2,                                    // its metadata
+                               0,                                             // protocol tags
+                               0};                                            // body tags
+  EXPECT_EQ(b, want);
+}
+
+// Encodes a message body alone and checks it decodes cleanly.
+template <typename M>
+std::vector<uint8_t> body_bytes(const M& m, int16_t version, bool flexible) {
+  Writer w(version, flexible);
+  w.write_struct(m);
+  auto all = concat(w.finish(false));
+  Reader r(all, 0, version, flexible, 1 << 20);
+  M back;
+  r.read_struct(back);
+  EXPECT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.remaining(), 0u);
+  return bytes_of({all});
+}
+
+OffsetCommitRequest sample_offset_commit() {
+  OffsetCommitRequest req;
+  req.group_id = "g";
+  req.generation_id_or_member_epoch = 5;
+  req.member_id = "m";
+  OffsetCommitRequest::Partition p;
+  p.partition_index = 0;
+  p.committed_offset = 42;
+  p.committed_leader_epoch = 3;  // v6+ only
+  req.topics = {{"t", {p}}};     // null metadata, null instance id
+  return req;
+}
+
+TEST(Codec, OffsetCommitV2RequestHasTheKnownLayout) {
+  auto b = body_bytes(sample_offset_commit(), 2, false);
+  std::vector<uint8_t> want = {0,    1,    'g',                                 // group id
+                               0,    0,    0,    5,                             // generation 5
+                               0,    1,    'm',                                 // member id
+                               0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,  // retention -1
+                               0,    0,    0,    1,                             // one topic
+                               0,    1,    't',                                 // its name
+                               0,    0,    0,    1,                             // one partition
+                               0,    0,    0,    0,                             // partition 0
+                               0,    0,    0,    0,    0,    0,    0,    42,    // offset 42
+                               0xFF, 0xFF};                                     // null metadata
+  EXPECT_EQ(b, want);
+}
+
+TEST(Codec, OffsetCommitV8RequestHasTheKnownLayout) {
+  auto b = body_bytes(sample_offset_commit(), 8, true);
+  std::vector<uint8_t> want = {2, 'g',                     // group id
+                               0, 0,   0, 5,               // generation 5
+                               2, 'm',                     // member id
+                               0,                          // null group instance id
+                               2,                          // one topic
+                               2, 't',                     // its name
+                               2,                          // one partition
+                               0, 0,   0, 0,               // partition 0
+                               0, 0,   0, 0, 0, 0, 0, 42,  // offset 42
+                               0, 0,   0, 3,               // leader epoch 3
+                               0,                          // null metadata
+                               0,                          // partition tags
+                               0,                          // topic tags
+                               0};                         // body tags
   EXPECT_EQ(b, want);
 }
 

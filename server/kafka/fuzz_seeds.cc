@@ -50,5 +50,16 @@ int main(int argc, char** argv) {
   seeds<CreatePartitionsRequest>(dir);
   seeds<IncrementalAlterConfigsRequest>(dir);
   seeds<DescribeClusterRequest>(dir);
+  seeds<FindCoordinatorRequest>(dir);
+  seeds<JoinGroupRequest>(dir);
+  seeds<SyncGroupRequest>(dir);
+  seeds<HeartbeatRequest>(dir);
+  seeds<LeaveGroupRequest>(dir);
+  seeds<OffsetCommitRequest>(dir);
+  seeds<OffsetFetchRequest>(dir);
+  seeds<ListGroupsRequest>(dir);
+  seeds<DescribeGroupsRequest>(dir);
+  seeds<DeleteGroupsRequest>(dir);
+  seeds<OffsetDeleteRequest>(dir);
   return 0;
 }

@@ -50,6 +50,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       check<IncrementalAlterConfigsRequest>(frame, *h);
       break;
     case DescribeClusterRequest::kApiKey: check<DescribeClusterRequest>(frame, *h); break;
+    case FindCoordinatorRequest::kApiKey: check<FindCoordinatorRequest>(frame, *h); break;
+    case JoinGroupRequest::kApiKey: check<JoinGroupRequest>(frame, *h); break;
+    case SyncGroupRequest::kApiKey: check<SyncGroupRequest>(frame, *h); break;
+    case HeartbeatRequest::kApiKey: check<HeartbeatRequest>(frame, *h); break;
+    case LeaveGroupRequest::kApiKey: check<LeaveGroupRequest>(frame, *h); break;
+    case OffsetCommitRequest::kApiKey: check<OffsetCommitRequest>(frame, *h); break;
+    case OffsetFetchRequest::kApiKey: check<OffsetFetchRequest>(frame, *h); break;
+    case ListGroupsRequest::kApiKey: check<ListGroupsRequest>(frame, *h); break;
+    case DescribeGroupsRequest::kApiKey: check<DescribeGroupsRequest>(frame, *h); break;
+    case DeleteGroupsRequest::kApiKey: check<DeleteGroupsRequest>(frame, *h); break;
+    case OffsetDeleteRequest::kApiKey: check<OffsetDeleteRequest>(frame, *h); break;
     default: std::abort();  // known but not checked: add it above
   }
   return 0;

@@ -1,0 +1,1074 @@
+#include "coordinator/group/group_coordinator.h"
+
+#include <algorithm>
+#include <random>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace strata::coordinator {
+
+std::string_view state_name(GroupState state) {
+  switch (state) {
+    case GroupState::kEmpty: return "Empty";
+    case GroupState::kPreparingRebalance: return "PreparingRebalance";
+    case GroupState::kCompletingRebalance: return "CompletingRebalance";
+    case GroupState::kStable: return "Stable";
+    case GroupState::kDead: return "Dead";
+  }
+  return "Unknown";
+}
+
+struct GroupCoordinator::Member {
+  std::string id;
+  std::optional<std::string> instance_id;
+  std::string client_id;
+  std::string client_host;
+  int32_t session_timeout_ms = 0;
+  int32_t rebalance_timeout_ms = 0;
+  std::string protocol_type;
+  std::vector<GroupProtocol> protocols;
+  Bytes assignment;
+  std::function<void(JoinResult)> awaiting_join;
+  std::function<void(SyncResult)> awaiting_sync;
+  TimerId heartbeat_timer = 0;
+  uint64_t join_order = 0;
+
+  const Bytes* metadata_for(const std::string& protocol) const {
+    for (const auto& p : protocols) {
+      if (p.name == protocol) return &p.metadata;
+    }
+    return nullptr;
+  }
+};
+
+struct GroupCoordinator::Group {
+  std::string id;
+  GroupState state = GroupState::kEmpty;
+  std::string protocol_type;
+  std::optional<std::string> protocol;
+  int32_t generation = 0;
+  std::optional<std::string> leader;
+  std::map<std::string, Member> members;
+  std::map<std::string, std::string> static_members;  // instance id -> member id
+  std::set<std::string> pending_members;              // ids handed out with MEMBER_ID_REQUIRED
+  std::map<std::string, TimerId> pending_timers;
+  TimerId join_timer = 0;
+  bool in_initial_delay = false;
+  int64_t initial_delay_left_ms = 0;
+  size_t members_at_delay_start = 0;
+  int64_t state_timestamp = 0;
+
+  bool all_joined() const {
+    if (!pending_members.empty()) return false;
+    for (const auto& [id, m] : members) {
+      if (!m.awaiting_join) return false;
+    }
+    return true;
+  }
+  int32_t rebalance_timeout_ms() const {
+    int32_t t = 0;
+    for (const auto& [id, m] : members)
+      t = std::max(t, m.rebalance_timeout_ms);
+    return t;
+  }
+};
+
+GroupCoordinator::GroupCoordinator(const Clock& clock, Timers& timers, GroupConfig config,
+                                   PartitionExists exists)
+    : clock_(clock), timers_(timers), config_(config), exists_(std::move(exists)) {}
+
+GroupCoordinator::~GroupCoordinator() {
+  for (auto& [id, g] : groups_) {
+    if (g->join_timer) timers_.cancel(g->join_timer);
+    for (auto& [mid, m] : g->members) {
+      if (m.heartbeat_timer) timers_.cancel(m.heartbeat_timer);
+    }
+    for (auto& [mid, t] : g->pending_timers)
+      timers_.cancel(t);
+  }
+}
+
+void GroupCoordinator::host(
+    int32_t partition, OffsetsStore* store,
+    std::vector<std::pair<std::string, std::optional<StoredGroup>>> loaded) {
+  stores_[partition] = store;
+  for (auto& [id, stored] : loaded) {
+    if (offsets_partition_for(id) != partition || find(id) != nullptr) continue;
+    // Members are not restored: they find out with UNKNOWN_MEMBER_ID and
+    // rejoin. The generation carries on so stale members stay fenced.
+    Group& g = create(id);
+    if (stored) {
+      g.protocol_type = stored->protocol_type;
+      g.generation = stored->generation;
+      g.state_timestamp = stored->state_timestamp >= 0 ? stored->state_timestamp : clock_.now_ms();
+    }
+  }
+}
+
+void GroupCoordinator::unhost(int32_t partition) {
+  stores_.erase(partition);
+  for (auto it = groups_.begin(); it != groups_.end();) {
+    if (offsets_partition_for(it->first) != partition) {
+      ++it;
+      continue;
+    }
+    Group& g = *it->second;
+    for (auto& [mid, m] : g.members) {
+      if (m.heartbeat_timer) timers_.cancel(m.heartbeat_timer);
+      if (m.awaiting_join) {
+        JoinResult r;
+        r.error = GroupError::kNotCoordinator;
+        m.awaiting_join(r);
+      }
+      if (m.awaiting_sync) m.awaiting_sync(SyncResult{GroupError::kNotCoordinator, {}, {}, {}});
+    }
+    if (g.join_timer) timers_.cancel(g.join_timer);
+    for (auto& [mid, t] : g.pending_timers)
+      timers_.cancel(t);
+    it = groups_.erase(it);
+  }
+}
+
+std::optional<GroupError> GroupCoordinator::routing_error(const std::string& group_id) const {
+  if (group_id.empty()) return GroupError::kInvalidGroupId;
+  if (!hosts(offsets_partition_for(group_id))) return GroupError::kCoordinatorLoadInProgress;
+  return std::nullopt;
+}
+
+OffsetsStore* GroupCoordinator::store_for(const std::string& group_id) const {
+  auto it = stores_.find(offsets_partition_for(group_id));
+  return it == stores_.end() ? nullptr : it->second;
+}
+
+GroupCoordinator::Group* GroupCoordinator::find(const std::string& id) {
+  auto it = groups_.find(id);
+  return it == groups_.end() ? nullptr : it->second.get();
+}
+
+const GroupCoordinator::Group* GroupCoordinator::find(const std::string& id) const {
+  auto it = groups_.find(id);
+  return it == groups_.end() ? nullptr : it->second.get();
+}
+
+GroupCoordinator::Group& GroupCoordinator::create(const std::string& id) {
+  auto g = std::make_unique<Group>();
+  g->id = id;
+  g->state_timestamp = clock_.now_ms();
+  auto& ref = *g;
+  groups_[id] = std::move(g);
+  return ref;
+}
+
+std::string GroupCoordinator::new_member_id(const std::string& prefix) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint64_t a = rng(), b = rng();
+  return fmt::format("{}-{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", prefix.empty() ? "member" : prefix,
+                     a >> 32, (a >> 16) & 0xFFFF, a & 0xFFFF, b >> 48, b & 0xFFFFFFFFFFFF);
+}
+
+void GroupCoordinator::set_state(Group& g, GroupState s) {
+  g.state = s;
+  g.state_timestamp = clock_.now_ms();
+}
+
+bool GroupCoordinator::supports_protocols(const Group& g, const JoinArgs& args) const {
+  if (args.protocol_type.empty() || args.protocols.empty()) return false;
+  if (g.members.empty()) return true;
+  if (args.protocol_type != g.protocol_type) return false;
+  // The new member must share at least one protocol with every member.
+  for (const auto& p : args.protocols) {
+    bool everyone = true;
+    for (const auto& [id, m] : g.members) {
+      if (id == args.member_id) continue;
+      if (m.metadata_for(p.name) == nullptr) {
+        everyone = false;
+        break;
+      }
+    }
+    if (everyone) return true;
+  }
+  return false;
+}
+
+void GroupCoordinator::join(JoinArgs args, std::function<void(JoinResult)> done) {
+  auto fail = [&](GroupError e) {
+    JoinResult r;
+    r.error = e;
+    r.member_id = args.member_id;
+    done(r);
+  };
+  if (auto e = routing_error(args.group_id)) return fail(*e);
+  if (args.session_timeout_ms < config_.min_session_timeout_ms ||
+      args.session_timeout_ms > config_.max_session_timeout_ms) {
+    return fail(GroupError::kInvalidSessionTimeout);
+  }
+  if (args.rebalance_timeout_ms <= 0) args.rebalance_timeout_ms = args.session_timeout_ms;
+  Group* g = find(args.group_id);
+  if (g == nullptr) {
+    if (!args.member_id.empty()) return fail(GroupError::kUnknownMemberId);
+    g = &create(args.group_id);
+  }
+  if (g->state == GroupState::kDead) return fail(GroupError::kCoordinatorNotAvailable);
+  if (!supports_protocols(*g, args)) return fail(GroupError::kInconsistentGroupProtocol);
+  if (args.member_id.empty()) {
+    join_new_member(*g, std::move(args), std::move(done));
+  } else {
+    join_known_member(*g, std::move(args), std::move(done));
+  }
+  if (g->state == GroupState::kPreparingRebalance) try_complete_join(*g);
+}
+
+void GroupCoordinator::update_member(Member& m, const JoinArgs& args) {
+  m.client_id = args.client_id;
+  m.client_host = args.client_host;
+  m.session_timeout_ms = args.session_timeout_ms;
+  m.rebalance_timeout_ms = args.rebalance_timeout_ms;
+  m.protocol_type = args.protocol_type;
+  m.protocols = args.protocols;
+}
+
+void GroupCoordinator::add_member_and_rebalance(Group& g, JoinArgs args,
+                                                const std::string& member_id,
+                                                std::function<void(JoinResult)> done) {
+  Member m;
+  m.id = member_id;
+  m.instance_id = args.instance_id;
+  m.join_order = ++join_counter_;
+  update_member(m, args);
+  m.awaiting_join = std::move(done);
+  if (g.members.empty()) g.protocol_type = args.protocol_type;
+  if (args.instance_id) g.static_members[*args.instance_id] = member_id;
+  g.members.emplace(member_id, std::move(m));
+  if (!g.leader) g.leader = member_id;
+  maybe_prepare_rebalance(g);
+}
+
+void GroupCoordinator::join_new_member(Group& g, JoinArgs args,
+                                       std::function<void(JoinResult)> done) {
+  if (args.instance_id) {
+    auto known = g.static_members.find(*args.instance_id);
+    if (known != g.static_members.end() && g.members.count(known->second)) {
+      // A static member back under a new member id: it takes over the old
+      // one's place, and the old id is fenced.
+      std::string old_id = known->second;
+      auto node = g.members.extract(old_id);
+      Member& m = node.mapped();
+      if (m.heartbeat_timer) timers_.cancel(m.heartbeat_timer);
+      m.heartbeat_timer = 0;
+      if (m.awaiting_join) {
+        JoinResult fenced;
+        fenced.error = GroupError::kFencedInstanceId;
+        fenced.member_id = old_id;
+        std::exchange(m.awaiting_join, nullptr)(fenced);
+      }
+      if (m.awaiting_sync) {
+        std::exchange(m.awaiting_sync,
+                      nullptr)(SyncResult{GroupError::kFencedInstanceId, {}, {}, {}});
+      }
+      std::string new_id = new_member_id(*args.instance_id);
+      bool protocols_changed =
+          m.protocols.size() != args.protocols.size() ||
+          !std::equal(m.protocols.begin(), m.protocols.end(), args.protocols.begin(),
+                      [](const auto& a, const auto& b) {
+                        return a.name == b.name && a.metadata == b.metadata;
+                      });
+      m.id = new_id;
+      node.key() = new_id;
+      update_member(m, args);
+      g.members.insert(std::move(node));
+      g.static_members[*args.instance_id] = new_id;
+      bool was_leader = g.leader == old_id;
+      if (was_leader) g.leader = new_id;
+      Member& placed = g.members.at(new_id);
+      if (g.state == GroupState::kStable && !protocols_changed && !was_leader) {
+        // Nothing about the group changes: no rebalance. The member gets the
+        // current generation and, at SyncGroup, its old assignment.
+        schedule_heartbeat(g, placed);
+        store_group(g, [this, gid = g.id, new_id, done = std::move(done)](Status st) {
+          Group* grp = find(gid);
+          if (!st || grp == nullptr || !grp->members.count(new_id)) {
+            JoinResult r;
+            r.error = st ? GroupError::kUnknownMemberId : GroupError::kCoordinatorNotAvailable;
+            r.member_id = new_id;
+            return done(r);
+          }
+          done(current_join_result(*grp, grp->members.at(new_id)));
+        });
+        return;
+      }
+      placed.awaiting_join = std::move(done);
+      maybe_prepare_rebalance(g);
+      return;
+    }
+    return add_member_and_rebalance(g, std::move(args), new_member_id(*args.instance_id),
+                                    std::move(done));
+  }
+  std::string id = new_member_id(args.client_id);
+  if (args.require_known_member_id) {
+    // JoinGroup v4+: hand out the id first; the member joins with it next.
+    g.pending_members.insert(id);
+    std::string gid = g.id;
+    g.pending_timers[id] = timers_.schedule(args.session_timeout_ms, [this, gid, id] {
+      Group* grp = find(gid);
+      if (grp == nullptr) return;
+      grp->pending_timers.erase(id);
+      if (grp->pending_members.erase(id) > 0 && grp->state == GroupState::kPreparingRebalance) {
+        try_complete_join(*grp);
+      }
+    });
+    JoinResult r;
+    r.error = GroupError::kMemberIdRequired;
+    r.member_id = id;
+    return done(r);
+  }
+  add_member_and_rebalance(g, std::move(args), id, std::move(done));
+}
+
+void GroupCoordinator::join_known_member(Group& g, JoinArgs args,
+                                         std::function<void(JoinResult)> done) {
+  const std::string id = args.member_id;
+  if (g.pending_members.erase(id) > 0) {
+    if (auto t = g.pending_timers.find(id); t != g.pending_timers.end()) {
+      timers_.cancel(t->second);
+      g.pending_timers.erase(t);
+    }
+    return add_member_and_rebalance(g, std::move(args), id, std::move(done));
+  }
+  auto it = g.members.find(id);
+  JoinResult r;
+  r.member_id = id;
+  if (it == g.members.end()) {
+    r.error = GroupError::kUnknownMemberId;
+    return done(r);
+  }
+  if (args.instance_id) {
+    auto s = g.static_members.find(*args.instance_id);
+    if (s == g.static_members.end() || s->second != id) {
+      r.error = GroupError::kFencedInstanceId;
+      return done(r);
+    }
+  }
+  Member& m = it->second;
+  bool protocols_changed = m.protocols.size() != args.protocols.size() ||
+                           !std::equal(m.protocols.begin(), m.protocols.end(),
+                                       args.protocols.begin(), [](const auto& a, const auto& b) {
+                                         return a.name == b.name && a.metadata == b.metadata;
+                                       });
+  if (m.heartbeat_timer) {
+    timers_.cancel(m.heartbeat_timer);
+    m.heartbeat_timer = 0;
+  }
+  switch (g.state) {
+    case GroupState::kPreparingRebalance:
+      update_member(m, args);
+      if (m.awaiting_join) {
+        JoinResult superseded;
+        superseded.error = GroupError::kRebalanceInProgress;
+        superseded.member_id = id;
+        std::exchange(m.awaiting_join, nullptr)(superseded);
+      }
+      m.awaiting_join = std::move(done);
+      return;
+    case GroupState::kCompletingRebalance:
+      if (!protocols_changed) {
+        // The member missed the join response: send it again.
+        schedule_heartbeat(g, m);
+        return done(current_join_result(g, m));
+      }
+      update_member(m, args);
+      m.awaiting_join = std::move(done);
+      prepare_rebalance(g);
+      return;
+    case GroupState::kStable:
+      if (protocols_changed || g.leader == id) {
+        // The leader rejoining means it wants a new assignment.
+        update_member(m, args);
+        m.awaiting_join = std::move(done);
+        prepare_rebalance(g);
+        return;
+      }
+      schedule_heartbeat(g, m);
+      return done(current_join_result(g, m));
+    case GroupState::kEmpty:
+    case GroupState::kDead: r.error = GroupError::kUnknownMemberId; return done(r);
+  }
+}
+
+JoinResult GroupCoordinator::current_join_result(const Group& g, const Member& m) const {
+  JoinResult r;
+  r.generation = g.generation;
+  r.protocol_type = g.protocol_type;
+  r.protocol = g.protocol;
+  r.leader = g.leader.value_or("");
+  r.member_id = m.id;
+  if (g.leader == m.id && g.protocol) {
+    for (const auto& [id, other] : g.members) {
+      const Bytes* meta = other.metadata_for(*g.protocol);
+      r.members.push_back({id, other.instance_id, meta ? *meta : Bytes()});
+    }
+  }
+  return r;
+}
+
+void GroupCoordinator::maybe_prepare_rebalance(Group& g) {
+  if (g.state == GroupState::kStable || g.state == GroupState::kCompletingRebalance ||
+      g.state == GroupState::kEmpty) {
+    prepare_rebalance(g);
+  }
+}
+
+void GroupCoordinator::prepare_rebalance(Group& g) {
+  if (g.state == GroupState::kCompletingRebalance) {
+    for (auto& [id, m] : g.members) {
+      if (m.awaiting_sync) {
+        std::exchange(m.awaiting_sync,
+                      nullptr)(SyncResult{GroupError::kRebalanceInProgress, {}, {}, {}});
+      }
+    }
+  }
+  bool was_empty = g.state == GroupState::kEmpty;
+  set_state(g, GroupState::kPreparingRebalance);
+  if (g.join_timer) timers_.cancel(g.join_timer);
+  std::string gid = g.id;
+  if (was_empty && config_.initial_rebalance_delay_ms > 0) {
+    // Wait for the other members of a starting group, so the first
+    // assignment is not immediately redone as each one arrives.
+    g.in_initial_delay = true;
+    g.members_at_delay_start = g.members.size();
+    g.initial_delay_left_ms =
+        std::max<int64_t>(0, g.rebalance_timeout_ms() - config_.initial_rebalance_delay_ms);
+    std::function<void()> on_delay = [this, gid]() {
+      Group* grp = find(gid);
+      if (grp == nullptr || !grp->in_initial_delay) return;
+      grp->join_timer = 0;
+      // Newcomers arrived during the delay: wait one more delay (within the
+      // rebalance timeout) for further ones.
+      if (grp->members.size() > grp->members_at_delay_start && grp->initial_delay_left_ms > 0) {
+        int64_t next =
+            std::min<int64_t>(config_.initial_rebalance_delay_ms, grp->initial_delay_left_ms);
+        grp->initial_delay_left_ms -= next;
+        grp->members_at_delay_start = grp->members.size();
+        std::string again = gid;
+        grp->join_timer = timers_.schedule(next, [this, again] {
+          Group* gg = find(again);
+          if (gg == nullptr) return;
+          gg->join_timer = 0;
+          gg->in_initial_delay = false;
+          if (gg->all_joined()) {
+            complete_join(*gg);
+          } else {
+            gg->join_timer = timers_.schedule(gg->rebalance_timeout_ms(), [this, again] {
+              Group* g3 = find(again);
+              if (g3 && g3->state == GroupState::kPreparingRebalance) complete_join(*g3);
+            });
+          }
+        });
+        return;
+      }
+      grp->in_initial_delay = false;
+      try_complete_join(*grp);
+      if (grp->state == GroupState::kPreparingRebalance && grp->join_timer == 0) {
+        grp->join_timer = timers_.schedule(grp->rebalance_timeout_ms(), [this, gid] {
+          Group* gg = find(gid);
+          if (gg && gg->state == GroupState::kPreparingRebalance) complete_join(*gg);
+        });
+      }
+    };
+    g.join_timer = timers_.schedule(config_.initial_rebalance_delay_ms, std::move(on_delay));
+    return;
+  }
+  g.in_initial_delay = false;
+  g.join_timer = timers_.schedule(g.rebalance_timeout_ms(), [this, gid] {
+    Group* grp = find(gid);
+    if (grp && grp->state == GroupState::kPreparingRebalance) {
+      grp->join_timer = 0;
+      complete_join(*grp);
+    }
+  });
+}
+
+void GroupCoordinator::try_complete_join(Group& g) {
+  if (g.state == GroupState::kPreparingRebalance && !g.in_initial_delay && g.all_joined()) {
+    complete_join(g);
+  }
+}
+
+std::optional<std::string> GroupCoordinator::select_protocol(const Group& g) const {
+  // Candidates: protocols every member supports, in the first member's order.
+  std::vector<std::string> candidates;
+  const Member* first = nullptr;
+  for (const auto& [id, m] : g.members) {
+    if (first == nullptr || m.join_order < first->join_order) first = &m;
+  }
+  if (first == nullptr) return std::nullopt;
+  for (const auto& p : first->protocols) {
+    bool everyone = std::all_of(g.members.begin(), g.members.end(), [&](const auto& kv) {
+      return kv.second.metadata_for(p.name) != nullptr;
+    });
+    if (everyone) candidates.push_back(p.name);
+  }
+  if (candidates.empty()) return std::nullopt;
+  // Each member votes for the candidate it prefers most.
+  std::map<std::string, int> votes;
+  for (const auto& [id, m] : g.members) {
+    for (const auto& p : m.protocols) {
+      if (std::find(candidates.begin(), candidates.end(), p.name) != candidates.end()) {
+        ++votes[p.name];
+        break;
+      }
+    }
+  }
+  std::string best = candidates.front();
+  for (const auto& c : candidates) {
+    if (votes[c] > votes[best]) best = c;
+  }
+  return best;
+}
+
+void GroupCoordinator::complete_join(Group& g) {
+  if (g.join_timer) {
+    timers_.cancel(g.join_timer);
+    g.join_timer = 0;
+  }
+  g.in_initial_delay = false;
+  // Members that did not rejoin in time are out.
+  std::vector<std::string> gone;
+  for (const auto& [id, m] : g.members) {
+    if (!m.awaiting_join) gone.push_back(id);
+  }
+  for (const auto& id : gone) {
+    spdlog::info("group {}: member {} did not rejoin in time and was removed", g.id, id);
+    remove_member(g, id, GroupError::kUnknownMemberId);
+  }
+  for (auto& [id, t] : g.pending_timers)
+    timers_.cancel(t);
+  g.pending_timers.clear();
+  g.pending_members.clear();
+  ++g.generation;
+  if (g.members.empty()) {
+    g.protocol.reset();
+    g.leader.reset();
+    set_state(g, GroupState::kEmpty);
+    spdlog::info("group {}: generation {} has no members", g.id, g.generation);
+    store_group(g, [](Status) {});
+    return;
+  }
+  g.protocol = select_protocol(g);
+  if (!g.leader || !g.members.count(*g.leader)) {
+    const Member* first = nullptr;
+    for (const auto& [id, m] : g.members) {
+      if (first == nullptr || m.join_order < first->join_order) first = &m;
+    }
+    g.leader = first->id;
+  }
+  set_state(g, GroupState::kCompletingRebalance);
+  spdlog::info("group {}: generation {} with {} member(s), protocol {}, leader {}", g.id,
+               g.generation, g.members.size(), g.protocol.value_or("?"), *g.leader);
+  std::vector<std::pair<std::function<void(JoinResult)>, JoinResult>> replies;
+  for (auto& [id, m] : g.members) {
+    replies.emplace_back(std::exchange(m.awaiting_join, nullptr), current_join_result(g, m));
+    schedule_heartbeat(g, m);
+  }
+  for (auto& [cb, r] : replies)
+    cb(r);
+}
+
+void GroupCoordinator::schedule_heartbeat(Group& g, Member& m) {
+  if (m.heartbeat_timer) timers_.cancel(m.heartbeat_timer);
+  std::string gid = g.id, mid = m.id;
+  auto holder = std::make_shared<TimerId>(0);
+  m.heartbeat_timer = timers_.schedule(
+      m.session_timeout_ms, [this, gid, mid, holder] { on_session_expired(gid, mid, *holder); });
+  *holder = m.heartbeat_timer;
+}
+
+void GroupCoordinator::on_session_expired(const std::string& group_id, const std::string& member_id,
+                                          TimerId id) {
+  Group* g = find(group_id);
+  if (g == nullptr) return;
+  auto it = g->members.find(member_id);
+  if (it == g->members.end() || it->second.heartbeat_timer != id) return;
+  it->second.heartbeat_timer = 0;
+  spdlog::info("group {}: member {} missed its session timeout", group_id, member_id);
+  remove_member(*g, member_id, GroupError::kUnknownMemberId);
+  if (g->state == GroupState::kStable || g->state == GroupState::kCompletingRebalance) {
+    prepare_rebalance(*g);
+  } else if (g->state == GroupState::kPreparingRebalance) {
+    try_complete_join(*g);
+  }
+}
+
+void GroupCoordinator::remove_member(Group& g, const std::string& member_id,
+                                     GroupError for_waiters) {
+  auto it = g.members.find(member_id);
+  if (it == g.members.end()) return;
+  Member m = std::move(it->second);
+  g.members.erase(it);
+  if (m.heartbeat_timer) timers_.cancel(m.heartbeat_timer);
+  if (m.instance_id) {
+    auto s = g.static_members.find(*m.instance_id);
+    if (s != g.static_members.end() && s->second == member_id) g.static_members.erase(s);
+  }
+  if (g.leader == member_id) g.leader.reset();
+  if (m.awaiting_join) {
+    JoinResult r;
+    r.error = for_waiters;
+    r.member_id = member_id;
+    m.awaiting_join(r);
+  }
+  if (m.awaiting_sync) m.awaiting_sync(SyncResult{for_waiters, {}, {}, {}});
+}
+
+StoredGroup GroupCoordinator::snapshot(const Group& g) const {
+  StoredGroup s;
+  s.protocol_type = g.protocol_type;
+  s.generation = g.generation;
+  s.protocol = g.protocol;
+  s.leader = g.leader;
+  s.state_timestamp = g.state_timestamp;
+  for (const auto& [id, m] : g.members) {
+    StoredMember sm;
+    sm.member_id = id;
+    sm.instance_id = m.instance_id;
+    sm.client_id = m.client_id;
+    sm.client_host = m.client_host;
+    sm.rebalance_timeout_ms = m.rebalance_timeout_ms;
+    sm.session_timeout_ms = m.session_timeout_ms;
+    if (g.protocol) {
+      if (const Bytes* meta = m.metadata_for(*g.protocol)) sm.subscription = *meta;
+    }
+    sm.assignment = m.assignment;
+    s.members.push_back(std::move(sm));
+  }
+  return s;
+}
+
+void GroupCoordinator::store_group(Group& g, std::function<void(Status)> done) {
+  OffsetsStore* store = store_for(g.id);
+  if (store == nullptr) return done(Error(Errc::kShutdown, "partition not hosted"));
+  GroupRecord r;
+  r.kind = GroupRecord::Kind::kGroup;
+  r.group = g.id;
+  r.metadata = snapshot(g);
+  store->append({std::move(r)}, std::move(done));
+}
+
+void GroupCoordinator::sync(SyncArgs args, std::function<void(SyncResult)> done) {
+  auto fail = [&](GroupError e) { done(SyncResult{e, {}, {}, {}}); };
+  if (auto e = routing_error(args.group_id)) return fail(*e);
+  Group* g = find(args.group_id);
+  if (g == nullptr) return fail(GroupError::kUnknownMemberId);
+  if (g->state == GroupState::kDead) return fail(GroupError::kCoordinatorNotAvailable);
+  auto it = g->members.find(args.member_id);
+  if (args.instance_id) {
+    auto s = g->static_members.find(*args.instance_id);
+    if (s != g->static_members.end() && s->second != args.member_id) {
+      return fail(GroupError::kFencedInstanceId);
+    }
+  }
+  if (it == g->members.end()) return fail(GroupError::kUnknownMemberId);
+  if (args.generation != g->generation) return fail(GroupError::kIllegalGeneration);
+  if ((args.protocol_type && *args.protocol_type != g->protocol_type) ||
+      (args.protocol && args.protocol != g->protocol)) {
+    return fail(GroupError::kInconsistentGroupProtocol);
+  }
+  Member& m = it->second;
+  switch (g->state) {
+    case GroupState::kEmpty: return fail(GroupError::kUnknownMemberId);
+    case GroupState::kPreparingRebalance: return fail(GroupError::kRebalanceInProgress);
+    case GroupState::kDead: return fail(GroupError::kCoordinatorNotAvailable);
+    case GroupState::kStable:
+      schedule_heartbeat(*g, m);
+      return done(SyncResult{GroupError::kNone, g->protocol_type, g->protocol, m.assignment});
+    case GroupState::kCompletingRebalance: break;
+  }
+  schedule_heartbeat(*g, m);
+  if (m.awaiting_sync) {
+    std::exchange(m.awaiting_sync,
+                  nullptr)(SyncResult{GroupError::kRebalanceInProgress, {}, {}, {}});
+  }
+  m.awaiting_sync = std::move(done);
+  if (g->leader != args.member_id) return;
+  // The leader's assignment: record it, persist the group, then release
+  // every member waiting in SyncGroup.
+  std::map<std::string, Bytes> given(args.assignments.begin(), args.assignments.end());
+  for (auto& [id, member] : g->members) {
+    auto a = given.find(id);
+    member.assignment = a == given.end() ? Bytes() : a->second;
+  }
+  std::string gid = g->id;
+  int32_t generation = g->generation;
+  store_group(*g, [this, gid, generation](Status st) {
+    Group* grp = find(gid);
+    if (grp == nullptr || grp->state != GroupState::kCompletingRebalance ||
+        grp->generation != generation) {
+      return;  // a newer rebalance took over; its waiters were answered
+    }
+    if (!st) {
+      spdlog::error("group {}: storing generation {} failed: {}", gid, generation,
+                    st.error().to_string());
+      for (auto& [id, member] : grp->members) {
+        if (member.awaiting_sync) {
+          std::exchange(member.awaiting_sync,
+                        nullptr)(SyncResult{GroupError::kCoordinatorNotAvailable, {}, {}, {}});
+        }
+      }
+      prepare_rebalance(*grp);
+      return;
+    }
+    set_state(*grp, GroupState::kStable);
+    std::vector<std::pair<std::function<void(SyncResult)>, SyncResult>> replies;
+    for (auto& [id, member] : grp->members) {
+      if (member.awaiting_sync) {
+        replies.emplace_back(
+            std::exchange(member.awaiting_sync, nullptr),
+            SyncResult{GroupError::kNone, grp->protocol_type, grp->protocol, member.assignment});
+      }
+    }
+    for (auto& [cb, r] : replies)
+      cb(r);
+  });
+}
+
+GroupError GroupCoordinator::heartbeat(const HeartbeatArgs& args) {
+  if (auto e = routing_error(args.group_id)) return *e;
+  Group* g = find(args.group_id);
+  if (g == nullptr) return GroupError::kUnknownMemberId;
+  if (g->state == GroupState::kDead) return GroupError::kCoordinatorNotAvailable;
+  if (args.instance_id) {
+    auto s = g->static_members.find(*args.instance_id);
+    if (s != g->static_members.end() && s->second != args.member_id) {
+      return GroupError::kFencedInstanceId;
+    }
+  }
+  auto it = g->members.find(args.member_id);
+  if (it == g->members.end() || g->state == GroupState::kEmpty) return GroupError::kUnknownMemberId;
+  if (args.generation != g->generation) return GroupError::kIllegalGeneration;
+  schedule_heartbeat(*g, it->second);
+  if (g->state == GroupState::kPreparingRebalance) return GroupError::kRebalanceInProgress;
+  return GroupError::kNone;
+}
+
+LeaveResult GroupCoordinator::leave(const std::string& group_id,
+                                    const std::vector<LeavingMember>& members) {
+  LeaveResult out;
+  if (auto e = routing_error(group_id)) {
+    out.error = *e;
+    return out;
+  }
+  Group* g = find(group_id);
+  if (g == nullptr || g->state == GroupState::kDead) {
+    out.error = g == nullptr ? GroupError::kUnknownMemberId : GroupError::kCoordinatorNotAvailable;
+    out.members.assign(members.size(), out.error);
+    return out;
+  }
+  bool removed = false;
+  for (const auto& lm : members) {
+    std::string id = lm.member_id;
+    if (lm.instance_id) {
+      auto s = g->static_members.find(*lm.instance_id);
+      if (s == g->static_members.end()) {
+        out.members.push_back(GroupError::kUnknownMemberId);
+        continue;
+      }
+      if (!id.empty() && s->second != id) {
+        out.members.push_back(GroupError::kFencedInstanceId);
+        continue;
+      }
+      id = s->second;
+    }
+    if (g->pending_members.erase(id) > 0) {
+      if (auto t = g->pending_timers.find(id); t != g->pending_timers.end()) {
+        timers_.cancel(t->second);
+        g->pending_timers.erase(t);
+      }
+      out.members.push_back(GroupError::kNone);
+      removed = true;
+      continue;
+    }
+    if (!g->members.count(id)) {
+      out.members.push_back(GroupError::kUnknownMemberId);
+      continue;
+    }
+    spdlog::info("group {}: member {} left", group_id, id);
+    remove_member(*g, id, GroupError::kUnknownMemberId);
+    out.members.push_back(GroupError::kNone);
+    removed = true;
+  }
+  if (removed) {
+    if (g->state == GroupState::kStable || g->state == GroupState::kCompletingRebalance) {
+      prepare_rebalance(*g);
+    } else if (g->state == GroupState::kPreparingRebalance) {
+      try_complete_join(*g);
+    }
+  }
+  if (members.size() == 1) out.error = out.members.front();
+  return out;
+}
+
+void GroupCoordinator::commit(CommitArgs args, std::function<void(std::vector<GroupError>)> done) {
+  auto all = [&](GroupError e) { done(std::vector<GroupError>(args.partitions.size(), e)); };
+  if (auto e = routing_error(args.group_id)) return all(*e);
+  Group* g = find(args.group_id);
+  if (g == nullptr) {
+    // Commits without a group (assign() users, admin tools) create an empty one.
+    if (args.generation >= 0) return all(GroupError::kIllegalGeneration);
+    g = &create(args.group_id);
+  } else if (g->state == GroupState::kDead) {
+    return all(GroupError::kCoordinatorNotAvailable);
+  } else {
+    if (args.instance_id) {
+      auto s = g->static_members.find(*args.instance_id);
+      if (s != g->static_members.end() && s->second != args.member_id) {
+        return all(GroupError::kFencedInstanceId);
+      }
+    }
+    bool simple = args.generation < 0 && g->state == GroupState::kEmpty;
+    if (!simple) {
+      if (g->state == GroupState::kCompletingRebalance)
+        return all(GroupError::kRebalanceInProgress);
+      auto it = g->members.find(args.member_id);
+      if (it == g->members.end()) return all(GroupError::kUnknownMemberId);
+      if (args.generation != g->generation) return all(GroupError::kIllegalGeneration);
+      schedule_heartbeat(*g, it->second);
+    }
+  }
+  std::vector<GroupError> results(args.partitions.size(), GroupError::kNone);
+  std::vector<GroupRecord> records;
+  std::vector<size_t> written;
+  int64_t now = clock_.now_ms();
+  for (size_t i = 0; i < args.partitions.size(); ++i) {
+    const auto& p = args.partitions[i];
+    if (p.metadata && static_cast<int64_t>(p.metadata->size()) > config_.max_metadata_bytes) {
+      results[i] = GroupError::kOffsetMetadataTooLarge;
+      continue;
+    }
+    if (!exists_(p.topic, p.partition)) {
+      results[i] = GroupError::kUnknownTopicOrPartition;
+      continue;
+    }
+    GroupRecord r;
+    r.kind = GroupRecord::Kind::kOffset;
+    r.group = args.group_id;
+    r.topic = p.topic;
+    r.partition = p.partition;
+    r.offset = CommittedOffset{p.offset, p.leader_epoch, p.metadata.value_or(""), now};
+    records.push_back(std::move(r));
+    written.push_back(i);
+  }
+  if (records.empty()) return done(results);
+  store_for(args.group_id)
+      ->append(std::move(records), [results, written, done = std::move(done)](Status st) mutable {
+        if (!st) {
+          for (size_t i : written)
+            results[i] = GroupError::kCoordinatorNotAvailable;
+        }
+        done(results);
+      });
+}
+
+Result<std::vector<FetchedOffset>> GroupCoordinator::fetch_offsets(
+    const std::string& group_id, const std::optional<std::vector<TopicPartitionRef>>& partitions) {
+  OffsetsStore* store = store_for(group_id);
+  STRATA_CHECK(store != nullptr, "fetch_offsets for group {} on a shard not hosting it", group_id);
+  std::vector<FetchedOffset> out;
+  if (!partitions) {
+    STRATA_ASSIGN_OR_RETURN(auto all, store->committed_all(group_id));
+    for (auto& c : all)
+      out.push_back(FetchedOffset{c.topic, c.partition, GroupError::kNone, c.offset});
+    return out;
+  }
+  for (const auto& tp : *partitions) {
+    STRATA_ASSIGN_OR_RETURN(auto c, store->committed(group_id, tp.topic, tp.partition));
+    FetchedOffset f{tp.topic, tp.partition, GroupError::kNone, {}};
+    if (c) f.offset = *c;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<GroupListing> GroupCoordinator::list() const {
+  std::vector<GroupListing> out;
+  for (const auto& [id, g] : groups_) {
+    if (g->state == GroupState::kDead) continue;
+    out.push_back(GroupListing{id, g->protocol_type, g->state});
+  }
+  return out;
+}
+
+DescribedGroup GroupCoordinator::describe(const std::string& group_id) const {
+  DescribedGroup out;
+  out.group_id = group_id;
+  if (auto e = routing_error(group_id)) {
+    out.error = *e;
+    return out;
+  }
+  const Group* g = find(group_id);
+  if (g == nullptr) return out;  // Dead, no error: what Kafka answers
+  out.state = g->state;
+  out.protocol_type = g->protocol_type;
+  bool stable = g->state == GroupState::kStable;
+  out.protocol = stable ? g->protocol.value_or("") : "";
+  for (const auto& [id, m] : g->members) {
+    DescribedMember d{id, m.instance_id, m.client_id, m.client_host, {}, {}};
+    if (stable && g->protocol) {
+      if (const Bytes* meta = m.metadata_for(*g->protocol)) d.metadata = *meta;
+      d.assignment = m.assignment;
+    }
+    out.members.push_back(std::move(d));
+  }
+  return out;
+}
+
+void GroupCoordinator::delete_group(const std::string& group_id,
+                                    std::function<void(GroupError)> done) {
+  if (auto e = routing_error(group_id)) return done(*e);
+  Group* g = find(group_id);
+  OffsetsStore* store = store_for(group_id);
+  if (g == nullptr || g->state == GroupState::kDead) return done(GroupError::kGroupIdNotFound);
+  if (!g->members.empty() || g->state != GroupState::kEmpty)
+    return done(GroupError::kNonEmptyGroup);
+  auto committed = store->committed_all(group_id);
+  if (!committed) return done(GroupError::kCoordinatorNotAvailable);
+  std::vector<GroupRecord> tombstones;
+  for (const auto& c : *committed) {
+    GroupRecord r;
+    r.kind = GroupRecord::Kind::kOffset;
+    r.group = group_id;
+    r.topic = c.topic;
+    r.partition = c.partition;
+    tombstones.push_back(std::move(r));
+  }
+  GroupRecord meta;
+  meta.kind = GroupRecord::Kind::kGroup;
+  meta.group = group_id;
+  tombstones.push_back(std::move(meta));
+  set_state(*g, GroupState::kDead);
+  store->append(std::move(tombstones), [this, group_id, done = std::move(done)](Status st) {
+    if (!st) {
+      if (Group* grp = find(group_id)) set_state(*grp, GroupState::kEmpty);
+      return done(GroupError::kCoordinatorNotAvailable);
+    }
+    groups_.erase(group_id);
+    spdlog::info("group {} deleted", group_id);
+    done(GroupError::kNone);
+  });
+}
+
+namespace {
+
+// The topics a "consumer" protocol subscription names (ConsumerProtocol
+// Subscription v0+: version i16, topics [string], ...).
+std::set<std::string> subscribed_topics(const Bytes& metadata) {
+  std::set<std::string> topics;
+  const std::byte* p = metadata.data();
+  const std::byte* end = p + metadata.size();
+  auto take = [&](size_t n) -> const std::byte* {
+    if (static_cast<size_t>(end - p) < n) return nullptr;
+    const std::byte* at = p;
+    p += n;
+    return at;
+  };
+  if (!take(2)) return topics;
+  const std::byte* count = take(4);
+  if (!count) return topics;
+  int32_t n = be::load<int32_t>(count);
+  for (int32_t i = 0; i < n; ++i) {
+    const std::byte* len = take(2);
+    if (!len) break;
+    int16_t l = be::load<int16_t>(len);
+    if (l < 0) break;
+    const std::byte* s = take(static_cast<size_t>(l));
+    if (!s) break;
+    topics.emplace(reinterpret_cast<const char*>(s), static_cast<size_t>(l));
+  }
+  return topics;
+}
+
+}  // namespace
+
+void GroupCoordinator::delete_offsets(
+    const std::string& group_id, const std::vector<TopicPartitionRef>& partitions,
+    std::function<void(GroupError, std::vector<GroupError>)> done) {
+  if (auto e = routing_error(group_id)) return done(*e, {});
+  Group* g = find(group_id);
+  if (g == nullptr || g->state == GroupState::kDead) return done(GroupError::kGroupIdNotFound, {});
+  std::set<std::string> subscribed;
+  if (g->protocol_type == "consumer" && g->protocol) {
+    for (const auto& [id, m] : g->members) {
+      if (const Bytes* meta = m.metadata_for(*g->protocol)) {
+        auto t = subscribed_topics(*meta);
+        subscribed.insert(t.begin(), t.end());
+      }
+    }
+  }
+  std::vector<GroupError> results(partitions.size(), GroupError::kNone);
+  std::vector<GroupRecord> tombstones;
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    if (subscribed.count(partitions[i].topic)) {
+      results[i] = GroupError::kGroupSubscribedToTopic;
+      continue;
+    }
+    GroupRecord r;
+    r.kind = GroupRecord::Kind::kOffset;
+    r.group = group_id;
+    r.topic = partitions[i].topic;
+    r.partition = partitions[i].partition;
+    tombstones.push_back(std::move(r));
+  }
+  if (tombstones.empty()) return done(GroupError::kNone, results);
+  store_for(group_id)->append(std::move(tombstones),
+                              [results, done = std::move(done)](Status st) mutable {
+                                if (!st) return done(GroupError::kCoordinatorNotAvailable, {});
+                                done(GroupError::kNone, results);
+                              });
+}
+
+void GroupCoordinator::expire_offsets() {
+  int64_t now = clock_.now_ms();
+  std::vector<std::string> emptied;
+  for (auto& [id, g] : groups_) {
+    if (g->state != GroupState::kEmpty || !g->members.empty()) continue;
+    OffsetsStore* store = store_for(id);
+    if (store == nullptr) continue;
+    auto committed = store->committed_all(id);
+    if (!committed) continue;
+    // A former consumer group loses all its offsets a retention period after
+    // it became empty; a group that only ever had commits loses each offset a
+    // retention period after it was committed.
+    bool group_expired =
+        !g->protocol_type.empty() && g->state_timestamp + config_.offsets_retention_ms < now;
+    std::vector<GroupRecord> tombstones;
+    for (const auto& c : *committed) {
+      bool expired = g->protocol_type.empty()
+                         ? c.offset.commit_timestamp + config_.offsets_retention_ms < now
+                         : group_expired;
+      if (!expired) continue;
+      GroupRecord r;
+      r.kind = GroupRecord::Kind::kOffset;
+      r.group = id;
+      r.topic = c.topic;
+      r.partition = c.partition;
+      tombstones.push_back(std::move(r));
+    }
+    if (tombstones.empty()) continue;
+    bool all_gone = tombstones.size() == committed->size();
+    if (all_gone) {
+      GroupRecord meta;
+      meta.kind = GroupRecord::Kind::kGroup;
+      meta.group = id;
+      tombstones.push_back(std::move(meta));
+      emptied.push_back(id);
+    }
+    spdlog::info("group {}: {} committed offset(s) expired", id,
+                 tombstones.size() - (all_gone ? 1 : 0));
+    store->append(std::move(tombstones), [](Status st) {
+      if (!st) spdlog::error("expiring offsets failed: {}", st.error().to_string());
+    });
+  }
+  for (const auto& id : emptied)
+    groups_.erase(id);
+}
+
+}  // namespace strata::coordinator

@@ -1,0 +1,175 @@
+// The vocabulary of the group coordinator: its errors (numbered as Kafka's,
+// so the server passes them through), states, configuration, and the
+// arguments and results of each group operation — independent of the wire
+// versions the server decodes them from.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coordinator/group/group_records.h"
+
+namespace strata::coordinator {
+
+enum class GroupError : int16_t {
+  kNone = 0,
+  kUnknownTopicOrPartition = 3,
+  kOffsetMetadataTooLarge = 12,
+  kCoordinatorLoadInProgress = 14,
+  kCoordinatorNotAvailable = 15,
+  kNotCoordinator = 16,
+  kIllegalGeneration = 22,
+  kInconsistentGroupProtocol = 23,
+  kInvalidGroupId = 24,
+  kUnknownMemberId = 25,
+  kInvalidSessionTimeout = 26,
+  kRebalanceInProgress = 27,
+  kNonEmptyGroup = 68,
+  kGroupIdNotFound = 69,
+  kMemberIdRequired = 79,
+  kFencedInstanceId = 82,
+  kGroupSubscribedToTopic = 86,
+};
+
+enum class GroupState { kEmpty, kPreparingRebalance, kCompletingRebalance, kStable, kDead };
+// "Empty", "PreparingRebalance", ... as DescribeGroups and ListGroups show them.
+std::string_view state_name(GroupState state);
+
+struct GroupConfig {
+  int32_t min_session_timeout_ms = 6000;
+  int32_t max_session_timeout_ms = 1800000;
+  int32_t initial_rebalance_delay_ms = 3000;
+  int64_t offsets_retention_ms = 7LL * 24 * 3600 * 1000;
+  int32_t max_metadata_bytes = 4096;
+};
+
+using Bytes = std::vector<std::byte>;
+
+struct GroupProtocol {
+  std::string name;
+  Bytes metadata;
+};
+
+struct JoinArgs {
+  std::string group_id;
+  std::string member_id;
+  std::optional<std::string> instance_id;
+  std::string client_id;
+  std::string client_host;
+  int32_t session_timeout_ms = 0;
+  int32_t rebalance_timeout_ms = 0;
+  std::string protocol_type;
+  std::vector<GroupProtocol> protocols;
+  bool require_known_member_id = false;  // JoinGroup v4+
+};
+
+struct JoinedMember {
+  std::string member_id;
+  std::optional<std::string> instance_id;
+  Bytes metadata;
+};
+
+struct JoinResult {
+  GroupError error = GroupError::kNone;
+  int32_t generation = -1;
+  std::string protocol_type;
+  std::optional<std::string> protocol;
+  std::string leader;
+  std::string member_id;
+  std::vector<JoinedMember> members;  // only for the leader
+};
+
+struct SyncArgs {
+  std::string group_id;
+  int32_t generation = -1;
+  std::string member_id;
+  std::optional<std::string> instance_id;
+  std::optional<std::string> protocol_type;
+  std::optional<std::string> protocol;
+  std::vector<std::pair<std::string, Bytes>> assignments;  // from the leader
+};
+
+struct SyncResult {
+  GroupError error = GroupError::kNone;
+  std::string protocol_type;
+  std::optional<std::string> protocol;
+  Bytes assignment;
+};
+
+struct HeartbeatArgs {
+  std::string group_id;
+  int32_t generation = -1;
+  std::string member_id;
+  std::optional<std::string> instance_id;
+};
+
+struct LeavingMember {
+  std::string member_id;
+  std::optional<std::string> instance_id;
+};
+
+struct LeaveResult {
+  GroupError error = GroupError::kNone;  // for the whole request
+  std::vector<GroupError> members;       // one per leaving member
+};
+
+struct CommitPartition {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int32_t leader_epoch = -1;
+  std::optional<std::string> metadata;
+};
+
+struct CommitArgs {
+  std::string group_id;
+  int32_t generation = -1;
+  std::string member_id;
+  std::optional<std::string> instance_id;
+  std::vector<CommitPartition> partitions;
+};
+
+struct FetchedOffset {
+  std::string topic;
+  int32_t partition = 0;
+  GroupError error = GroupError::kNone;
+  CommittedOffset offset;  // offset -1 when none is committed
+};
+
+struct GroupListing {
+  std::string group_id;
+  std::string protocol_type;
+  GroupState state = GroupState::kEmpty;
+};
+
+struct DescribedMember {
+  std::string member_id;
+  std::optional<std::string> instance_id;
+  std::string client_id;
+  std::string client_host;
+  Bytes metadata;
+  Bytes assignment;
+};
+
+struct DescribedGroup {
+  GroupError error = GroupError::kNone;
+  std::string group_id;
+  GroupState state = GroupState::kDead;
+  std::string protocol_type;
+  std::string protocol;
+  std::vector<DescribedMember> members;
+};
+
+struct TopicPartitionRef {
+  std::string topic;
+  int32_t partition = 0;
+  bool operator<(const TopicPartitionRef& o) const {
+    return topic != o.topic ? topic < o.topic : partition < o.partition;
+  }
+  bool operator==(const TopicPartitionRef&) const = default;
+};
+
+}  // namespace strata::coordinator

@@ -1,0 +1,46 @@
+// LogOffsetsStore: the OffsetsStore of one __consumer_offsets partition,
+// over its engine::Log (the source of truth) and the group_offsets column
+// family of the IndexStore (the materialized view, with the log offset it
+// was applied up to, so a restart replays only the tail).
+//
+//   LogOffsetsStore store(log, index);
+//   store.load([&](Status st) { coordinator.host(p, &store, store.groups().value()); });
+//
+// Thread-safety: the shard that owns the log.
+#pragma once
+
+#include <memory>
+
+#include "coordinator/group/offsets_store.h"
+#include "engine/log.h"
+#include "index/index_store.h"
+
+namespace strata::coordinator {
+
+class LogOffsetsStore final : public OffsetsStore {
+ public:
+  LogOffsetsStore(engine::Log& log, index::IndexStore& index) : log_(log), index_(index) {}
+  ~LogOffsetsStore() override { *alive_ = false; }
+
+  // Brings the view up to the end of the log. `done` runs on the log's shard.
+  void load(std::function<void(Status)> done);
+  uint64_t records_replayed() const { return replayed_; }
+
+  void append(std::vector<GroupRecord> records, std::function<void(Status)> done) override;
+  Result<std::optional<CommittedOffset>> committed(const std::string& group,
+                                                   const std::string& topic,
+                                                   int32_t partition) override;
+  Result<std::vector<Committed>> committed_all(const std::string& group) override;
+  Result<std::vector<std::pair<std::string, std::optional<StoredGroup>>>> groups() override;
+
+ private:
+  void replay_from(Offset next, std::function<void(Status)> done);
+  Status apply(const std::vector<GroupRecord>& records, Offset applied_next);
+
+  engine::Log& log_;
+  index::IndexStore& index_;
+  uint64_t replayed_ = 0;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace strata::coordinator
