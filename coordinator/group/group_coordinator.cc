@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "base/big_endian.h"
+
 namespace strata::coordinator {
 
 std::string_view state_name(GroupState state) {
@@ -433,49 +435,14 @@ void GroupCoordinator::prepare_rebalance(Group& g) {
   std::string gid = g.id;
   if (was_empty && config_.initial_rebalance_delay_ms > 0) {
     // Wait for the other members of a starting group, so the first
-    // assignment is not immediately redone as each one arrives.
+    // assignment is not redone as each one arrives; every newcomer during a
+    // delay buys one more delay, within the rebalance timeout.
     g.in_initial_delay = true;
     g.members_at_delay_start = g.members.size();
     g.initial_delay_left_ms =
         std::max<int64_t>(0, g.rebalance_timeout_ms() - config_.initial_rebalance_delay_ms);
-    std::function<void()> on_delay = [this, gid]() {
-      Group* grp = find(gid);
-      if (grp == nullptr || !grp->in_initial_delay) return;
-      grp->join_timer = 0;
-      // Newcomers arrived during the delay: wait one more delay (within the
-      // rebalance timeout) for further ones.
-      if (grp->members.size() > grp->members_at_delay_start && grp->initial_delay_left_ms > 0) {
-        int64_t next =
-            std::min<int64_t>(config_.initial_rebalance_delay_ms, grp->initial_delay_left_ms);
-        grp->initial_delay_left_ms -= next;
-        grp->members_at_delay_start = grp->members.size();
-        std::string again = gid;
-        grp->join_timer = timers_.schedule(next, [this, again] {
-          Group* gg = find(again);
-          if (gg == nullptr) return;
-          gg->join_timer = 0;
-          gg->in_initial_delay = false;
-          if (gg->all_joined()) {
-            complete_join(*gg);
-          } else {
-            gg->join_timer = timers_.schedule(gg->rebalance_timeout_ms(), [this, again] {
-              Group* g3 = find(again);
-              if (g3 && g3->state == GroupState::kPreparingRebalance) complete_join(*g3);
-            });
-          }
-        });
-        return;
-      }
-      grp->in_initial_delay = false;
-      try_complete_join(*grp);
-      if (grp->state == GroupState::kPreparingRebalance && grp->join_timer == 0) {
-        grp->join_timer = timers_.schedule(grp->rebalance_timeout_ms(), [this, gid] {
-          Group* gg = find(gid);
-          if (gg && gg->state == GroupState::kPreparingRebalance) complete_join(*gg);
-        });
-      }
-    };
-    g.join_timer = timers_.schedule(config_.initial_rebalance_delay_ms, std::move(on_delay));
+    g.join_timer = timers_.schedule(config_.initial_rebalance_delay_ms,
+                                    [this, gid] { on_initial_delay(gid); });
     return;
   }
   g.in_initial_delay = false;
@@ -486,6 +453,21 @@ void GroupCoordinator::prepare_rebalance(Group& g) {
       complete_join(*grp);
     }
   });
+}
+
+void GroupCoordinator::on_initial_delay(const std::string& group_id) {
+  Group* g = find(group_id);
+  if (g == nullptr || !g->in_initial_delay) return;
+  g->join_timer = 0;
+  if (g->members.size() > g->members_at_delay_start && g->initial_delay_left_ms > 0) {
+    int64_t next = std::min<int64_t>(config_.initial_rebalance_delay_ms, g->initial_delay_left_ms);
+    g->initial_delay_left_ms -= next;
+    g->members_at_delay_start = g->members.size();
+    g->join_timer = timers_.schedule(next, [this, group_id] { on_initial_delay(group_id); });
+    return;
+  }
+  g->in_initial_delay = false;
+  complete_join(*g);
 }
 
 void GroupCoordinator::try_complete_join(Group& g) {

@@ -88,6 +88,7 @@ class GroupCoordinator {
   JoinResult current_join_result(const Group& g, const Member& m) const;
   void maybe_prepare_rebalance(Group& g);
   void prepare_rebalance(Group& g);
+  void on_initial_delay(const std::string& group_id);
   void try_complete_join(Group& g);
   void complete_join(Group& g);
   std::optional<std::string> select_protocol(const Group& g) const;

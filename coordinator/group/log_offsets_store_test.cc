@@ -1,0 +1,114 @@
+#include "coordinator/group/log_offsets_store.h"
+
+#include <gtest/gtest.h>
+
+#include "base/testing/temp_dir.h"
+#include "io/disk_file_system.h"
+#include "io/testing/loop.h"
+
+namespace strata::coordinator {
+namespace {
+
+class LogOffsetsStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override { open(); }
+
+  void open() {
+    index_ = index::IndexStore::open(dir_ / "index").value();
+    engine::LogOptions o;
+    o.uid = PartitionUid(99);
+    o.dir = dir_ / "__consumer_offsets-7";
+    o.fs = &fs_;
+    o.index = index_.get();
+    o.clock = &clock_;
+    o.io = &loop_.io();
+    log_ = engine::Log::open(o).value();
+    store_ = std::make_unique<LogOffsetsStore>(*log_, *index_);
+    std::optional<Status> loaded;
+    store_->load([&](Status st) { loaded = st; });
+    loop_.run_until([&] { return loaded.has_value(); });
+    ASSERT_TRUE(loaded->ok()) << loaded->error().to_string();
+  }
+
+  void close() {
+    std::optional<Status> st;
+    log_->close([&](Status s) { st = s; });
+    loop_.run_until([&] { return st.has_value(); });
+    store_.reset();
+    log_.reset();
+    ASSERT_TRUE(index_->flush().ok());
+    index_.reset();
+  }
+
+  void append(std::vector<GroupRecord> records) {
+    std::optional<Status> st;
+    store_->append(std::move(records), [&](Status s) { st = s; });
+    loop_.run_until([&] { return st.has_value(); });
+    ASSERT_TRUE(st->ok()) << st->error().to_string();
+  }
+
+  static GroupRecord commit(std::string group, std::string topic, int32_t p, int64_t offset) {
+    GroupRecord r;
+    r.group = std::move(group);
+    r.topic = std::move(topic);
+    r.partition = p;
+    r.offset = CommittedOffset{offset, 1, "m" + std::to_string(offset), 1000 + offset};
+    return r;
+  }
+
+  strata::testing::TempDir dir_;
+  strata::testing::Loop loop_;
+  io::DiskFileSystem fs_{&loop_.ring()};
+  ManualClock clock_;
+  std::unique_ptr<index::IndexStore> index_;
+  std::unique_ptr<engine::Log> log_;
+  std::unique_ptr<LogOffsetsStore> store_;
+};
+
+TEST_F(LogOffsetsStoreTest, CommitsAreReadableRightAfterAppend) {
+  append({commit("g", "t", 0, 5), commit("g", "t", 1, 9), commit("h", "t", 0, 1)});
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 5);
+  EXPECT_EQ(store_->committed("g", "t", 1).value()->metadata, "m9");
+  EXPECT_FALSE(store_->committed("g", "u", 0).value().has_value());
+  auto all = store_->committed_all("g").value();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1].partition, 1);
+  append({commit("g", "t", 0, 6)});  // a later commit replaces the earlier
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 6);
+  GroupRecord tomb = commit("g", "t", 1, 0);
+  tomb.offset.reset();
+  append({tomb});
+  EXPECT_FALSE(store_->committed("g", "t", 1).value().has_value());
+  EXPECT_EQ(log_->log_end_offset(), Offset(5));  // one record per commit and tombstone
+}
+
+TEST_F(LogOffsetsStoreTest, ARestartReplaysOnlyTheTail) {
+  append({commit("g", "t", 0, 1), commit("g", "t", 1, 2)});
+  close();
+  open();
+  EXPECT_EQ(store_->records_replayed(), 0u);
+  EXPECT_EQ(store_->committed("g", "t", 1).value()->offset, 2);
+}
+
+TEST_F(LogOffsetsStoreTest, ADeletedIndexIsRebuiltFromTheLog) {
+  GroupRecord meta;
+  meta.kind = GroupRecord::Kind::kGroup;
+  meta.group = "g";
+  meta.metadata = StoredGroup{"consumer", 4, "range", "m", 5, {}};
+  append({commit("g", "t", 0, 1), meta, commit("g", "t", 0, 3), commit("k", "t", 0, 8)});
+  close();
+  std::filesystem::remove_all(dir_ / "index");
+  open();
+  EXPECT_EQ(store_->records_replayed(), 4u);
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 3);
+  auto groups = store_->groups().value();
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].first, "g");
+  ASSERT_TRUE(groups[0].second.has_value());
+  EXPECT_EQ(groups[0].second->generation, 4);
+  EXPECT_EQ(groups[1].first, "k");
+  EXPECT_FALSE(groups[1].second.has_value());
+}
+
+}  // namespace
+}  // namespace strata::coordinator
