@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "coordinator/group/group_records.h"
 #include "server/listener.h"
 
 namespace strata::server {
@@ -157,6 +158,23 @@ void Broker::change_topics(unsigned origin, std::function<Status()> mutation,
     if (!st) return reply();
     reconcile_all(std::move(reply));
   });
+}
+
+void Broker::ensure_offsets_topic(unsigned origin, std::function<void(Status)> done) {
+  if (snapshot()->find(coordinator::kOffsetsTopic) != nullptr) return done(ok_status());
+  change_topics(
+      origin,
+      [this] {
+        if (snapshot()->find(coordinator::kOffsetsTopic) != nullptr) return ok_status();
+        // Compacted once compaction exists; 100 MiB segments as Kafka uses.
+        auto r = catalog().create_topic(
+            std::string(coordinator::kOffsetsTopic), coordinator::kOffsetsPartitions, 1,
+            {{"cleanup.policy", "compact"}, {"segment.bytes", "104857600"}}, false,
+            /*internal=*/true);
+        if (!r && r.error().code() != Errc::kAlreadyExists) return Status(r.error());
+        return ok_status();
+      },
+      std::move(done));
 }
 
 Status Broker::stop() {

@@ -59,6 +59,9 @@ class Broker {
   void change_topics(unsigned origin, std::function<Status()> mutation,
                      std::function<void(Status)> done);
 
+  // Creates __consumer_offsets if it does not exist yet; `done` on `origin`.
+  void ensure_offsets_topic(unsigned origin, std::function<void(Status)> done);
+
  private:
   explicit Broker(const BrokerConfig& config);
   Status open();

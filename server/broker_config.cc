@@ -112,6 +112,21 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "log.retention.check.interval.ms") {
     STRATA_ASSIGN_OR_RETURN(retention_check_interval_ms,
                             parse_int<int64_t>(key, value, 1, INT64_MAX));
+  } else if (key == "group.initial.rebalance.delay.ms") {
+    STRATA_ASSIGN_OR_RETURN(group_initial_rebalance_delay_ms,
+                            parse_int<int32_t>(key, value, 0, INT32_MAX));
+  } else if (key == "group.min.session.timeout.ms") {
+    STRATA_ASSIGN_OR_RETURN(group_min_session_timeout_ms,
+                            parse_int<int32_t>(key, value, 1, INT32_MAX));
+  } else if (key == "group.max.session.timeout.ms") {
+    STRATA_ASSIGN_OR_RETURN(group_max_session_timeout_ms,
+                            parse_int<int32_t>(key, value, 1, INT32_MAX));
+  } else if (key == "offsets.retention.minutes") {
+    STRATA_ASSIGN_OR_RETURN(int64_t minutes, parse_int<int64_t>(key, value, 1, INT64_MAX / 60000));
+    offsets_retention_ms = minutes * 60000;
+  } else if (key == "offsets.retention.check.interval.ms") {
+    STRATA_ASSIGN_OR_RETURN(offsets_retention_check_interval_ms,
+                            parse_int<int64_t>(key, value, 1, INT64_MAX));
   } else if (key == "shutdown.timeout.ms") {
     STRATA_ASSIGN_OR_RETURN(shutdown_timeout_ms, parse_int<int64_t>(key, value, 0, INT64_MAX));
   } else {
@@ -182,6 +197,9 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  auto.create.topics.enable, num.partitions, default.replication.factor,\n"
                  "  socket.request.max.bytes, max.inflight.requests.per.connection,\n"
                  "  fetch.max.bytes, log.retention.check.interval.ms, shutdown.timeout.ms,\n"
+                 "  group.initial.rebalance.delay.ms, group.min.session.timeout.ms,\n"
+                 "  group.max.session.timeout.ms, offsets.retention.minutes,\n"
+                 "  offsets.retention.check.interval.ms,\n"
                  "  and the topic defaults log.segment.bytes, log.roll.ms, log.roll.hours,\n"
                  "  log.retention.ms, log.retention.minutes, log.retention.hours,\n"
                  "  log.retention.bytes, log.index.interval.bytes, message.max.bytes,\n"
@@ -220,6 +238,11 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"socket.request.max.bytes", std::to_string(socket_request_max_bytes)},
       {"fetch.max.bytes", std::to_string(fetch_max_bytes)},
       {"log.retention.check.interval.ms", std::to_string(retention_check_interval_ms)},
+      {"group.initial.rebalance.delay.ms", std::to_string(group_initial_rebalance_delay_ms)},
+      {"group.min.session.timeout.ms", std::to_string(group_min_session_timeout_ms)},
+      {"group.max.session.timeout.ms", std::to_string(group_max_session_timeout_ms)},
+      {"offsets.retention.minutes", std::to_string(offsets_retention_ms / 60000)},
+      {"offsets.retention.check.interval.ms", std::to_string(offsets_retention_check_interval_ms)},
   };
   auto topic = topic_defaults.to_map();
   for (const auto& [broker_key, topic_key] : topic_default_keys())

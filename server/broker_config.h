@@ -39,6 +39,13 @@ struct BrokerConfig {
   int64_t retention_check_interval_ms = 300000;
   int64_t shutdown_timeout_ms = 10000;  // bound on draining connections at SIGTERM
 
+  // Consumer groups.
+  int32_t group_initial_rebalance_delay_ms = 3000;
+  int32_t group_min_session_timeout_ms = 6000;
+  int32_t group_max_session_timeout_ms = 1800000;
+  int64_t offsets_retention_ms = 7LL * 24 * 3600 * 1000;
+  int64_t offsets_retention_check_interval_ms = 600000;
+
   // Broker-wide defaults of the topic configs (log.retention.ms and friends).
   engine::TopicConfig topic_defaults;
 

@@ -97,6 +97,39 @@ void dispatch(const RequestContext& ctx, const SharedBytes& frame, const kafka::
     case IncrementalAlterConfigsRequest::kApiKey:
       return decode_and_run<IncrementalAlterConfigsRequest, AlterConfigsResponse>(
           ctx, frame, h, reply, handlers::incremental_alter_configs);
+    case FindCoordinatorRequest::kApiKey:
+      return decode_and_run<FindCoordinatorRequest, FindCoordinatorResponse>(
+          ctx, frame, h, reply, handlers::find_coordinator);
+    case JoinGroupRequest::kApiKey:
+      return decode_and_run<JoinGroupRequest, JoinGroupResponse>(ctx, frame, h, reply,
+                                                                 handlers::join_group);
+    case SyncGroupRequest::kApiKey:
+      return decode_and_run<SyncGroupRequest, SyncGroupResponse>(ctx, frame, h, reply,
+                                                                 handlers::sync_group);
+    case HeartbeatRequest::kApiKey:
+      return decode_and_run<HeartbeatRequest, HeartbeatResponse>(ctx, frame, h, reply,
+                                                                 handlers::heartbeat);
+    case LeaveGroupRequest::kApiKey:
+      return decode_and_run<LeaveGroupRequest, LeaveGroupResponse>(ctx, frame, h, reply,
+                                                                   handlers::leave_group);
+    case OffsetCommitRequest::kApiKey:
+      return decode_and_run<OffsetCommitRequest, OffsetCommitResponse>(ctx, frame, h, reply,
+                                                                       handlers::offset_commit);
+    case OffsetFetchRequest::kApiKey:
+      return decode_and_run<OffsetFetchRequest, OffsetFetchResponse>(ctx, frame, h, reply,
+                                                                     handlers::offset_fetch);
+    case ListGroupsRequest::kApiKey:
+      return decode_and_run<ListGroupsRequest, ListGroupsResponse>(ctx, frame, h, reply,
+                                                                   handlers::list_groups);
+    case DescribeGroupsRequest::kApiKey:
+      return decode_and_run<DescribeGroupsRequest, DescribeGroupsResponse>(
+          ctx, frame, h, reply, handlers::describe_groups);
+    case DeleteGroupsRequest::kApiKey:
+      return decode_and_run<DeleteGroupsRequest, DeleteGroupsResponse>(ctx, frame, h, reply,
+                                                                       handlers::delete_groups);
+    case OffsetDeleteRequest::kApiKey:
+      return decode_and_run<OffsetDeleteRequest, OffsetDeleteResponse>(ctx, frame, h, reply,
+                                                                       handlers::offset_delete);
     case DescribeClusterRequest::kApiKey:
       return decode_and_run<DescribeClusterRequest, DescribeClusterResponse>(
           ctx, frame, h, reply, handlers::describe_cluster);

@@ -7,9 +7,51 @@
 namespace strata::server {
 
 ShardState::ShardState(Broker& broker, io::Shard& shard)
-    : broker_(broker), shard_(shard), fs_(&shard.ring()) {}
+    : broker_(broker), shard_(shard), fs_(&shard.ring()), timers_(shard.io()) {
+  const auto& cfg = broker.config();
+  coordinator::GroupConfig gc;
+  gc.initial_rebalance_delay_ms = cfg.group_initial_rebalance_delay_ms;
+  gc.min_session_timeout_ms = cfg.group_min_session_timeout_ms;
+  gc.max_session_timeout_ms = cfg.group_max_session_timeout_ms;
+  gc.offsets_retention_ms = cfg.offsets_retention_ms;
+  groups_ = std::make_unique<coordinator::GroupCoordinator>(
+      SystemClock::instance(), timers_, gc, [&broker](const std::string& topic, int32_t p) {
+        const auto* t = broker.snapshot()->find(topic);
+        return t != nullptr && p >= 0 && p < t->partitions;
+      });
+}
 
-ShardState::~ShardState() = default;
+ShardState::~ShardState() {
+  groups_.reset();
+  offsets_stores_.clear();
+}
+
+void ShardState::host_offsets_partition(PartitionId p, Partition& partition) {
+  auto store =
+      std::make_unique<coordinator::LogOffsetsStore>(partition.log(), broker_.logs().index());
+  auto* raw = store.get();
+  offsets_stores_[p.value()] = std::move(store);
+  raw->load([this, p, raw](Status st) {
+    auto it = offsets_stores_.find(p.value());
+    if (it == offsets_stores_.end() || it->second.get() != raw) return;  // closed meanwhile
+    if (!st) {
+      spdlog::error("shard {}: loading {}-{} failed: {}", id(), coordinator::kOffsetsTopic, p,
+                    st.error().to_string());
+      return;
+    }
+    auto loaded = raw->groups();
+    if (!loaded) {
+      spdlog::error("shard {}: reading the groups of {}-{} failed: {}", id(),
+                    coordinator::kOffsetsTopic, p, loaded.error().to_string());
+      return;
+    }
+    if (raw->records_replayed() > 0 || !loaded->empty()) {
+      spdlog::info("shard {}: {}-{} loaded: {} group(s), {} record(s) replayed", id(),
+                   coordinator::kOffsetsTopic, p, loaded->size(), raw->records_replayed());
+    }
+    groups_->host(p.value(), raw, std::move(*loaded));
+  });
+}
 
 Partition* ShardState::find(PartitionUid uid) {
   auto it = partitions_.find(uid);
@@ -52,12 +94,20 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
                     log.error().to_string());
       continue;
     }
-    partitions_.emplace(uid, std::make_unique<Partition>(topic->name, pid, std::move(log).value()));
+    auto& placed =
+        *partitions_
+             .emplace(uid, std::make_unique<Partition>(topic->name, pid, std::move(log).value()))
+             .first->second;
+    if (topic->name == coordinator::kOffsetsTopic) host_offsets_partition(pid, placed);
   }
   if (doomed.empty()) return done();
   auto remaining = std::make_shared<size_t>(doomed.size());
   for (auto& p : doomed) {
     p->wake_all();
+    if (p->topic() == coordinator::kOffsetsTopic) {
+      groups_->unhost(p->id().value());
+      offsets_stores_.erase(p->id().value());
+    }
     auto* raw = p.release();
     raw->close([this, raw, remaining, done](Status st) {
       std::unique_ptr<Partition> owned(raw);
@@ -77,6 +127,17 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
 void ShardState::start_retention() {
   retention_timer_ = std::make_unique<boost::asio::steady_timer>(shard_.io());
   check_retention();
+  offsets_retention_timer_ = std::make_unique<boost::asio::steady_timer>(shard_.io());
+  check_offsets_retention();
+}
+
+void ShardState::check_offsets_retention() {
+  groups_->expire_offsets();
+  offsets_retention_timer_->expires_after(
+      std::chrono::milliseconds(broker_.config().offsets_retention_check_interval_ms));
+  offsets_retention_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) check_offsets_retention();
+  });
 }
 
 void ShardState::check_retention() {
@@ -101,6 +162,10 @@ void ShardState::wake_all() {
 
 void ShardState::close_all(std::function<void(Status)> done) {
   if (retention_timer_) retention_timer_->cancel();
+  if (offsets_retention_timer_) offsets_retention_timer_->cancel();
+  for (auto& [p, store] : offsets_stores_)
+    groups_->unhost(p);
+  offsets_stores_.clear();
   if (partitions_.empty()) return done(ok_status());
   struct State {
     size_t remaining;

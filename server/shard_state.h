@@ -12,6 +12,9 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "coordinator/cluster_metadata.h"
+#include "coordinator/group/group_coordinator.h"
+#include "coordinator/group/log_offsets_store.h"
+#include "io/asio_timers.h"
 #include "io/disk_file_system.h"
 #include "io/shard.h"
 #include "server/partition.h"
@@ -35,7 +38,11 @@ class ShardState {
   void reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> snap,
                  std::function<void()> done);
 
-  // Starts the periodic retention check.
+  // The coordinator of the groups whose __consumer_offsets partitions this
+  // shard hosts.
+  coordinator::GroupCoordinator& groups() { return *groups_; }
+
+  // Starts the periodic retention checks (log segments, group offsets).
   void start_retention();
 
   // Wakes every long-polling fetch (shutdown).
@@ -51,12 +58,19 @@ class ShardState {
 
  private:
   void check_retention();
+  void check_offsets_retention();
+  // Loads the group state of a __consumer_offsets partition just opened.
+  void host_offsets_partition(PartitionId p, Partition& partition);
 
   Broker& broker_;
   io::Shard& shard_;
   io::DiskFileSystem fs_;
   std::unordered_map<PartitionUid, std::unique_ptr<Partition>> partitions_;
   std::unique_ptr<boost::asio::steady_timer> retention_timer_;
+  std::unique_ptr<boost::asio::steady_timer> offsets_retention_timer_;
+  io::AsioTimers timers_;
+  std::unique_ptr<coordinator::GroupCoordinator> groups_;
+  std::unordered_map<int32_t, std::unique_ptr<coordinator::LogOffsetsStore>> offsets_stores_;
   size_t connections_ = 0;
 };
 

@@ -73,7 +73,24 @@ Status LogOffsetsStore::apply(const std::vector<GroupRecord>& records, Offset ap
   return index_.apply_group_ops(log_.uid(), applied_next, ops);
 }
 
-void LogOffsetsStore::append(std::vector<GroupRecord> records, std::function<void(Status)> done) {
+LogOffsetsStore::~LogOffsetsStore() {
+  *alive_ = false;
+  auto pending = std::move(appending_);
+  for (auto& [id, done] : pending)
+    done(Error(Errc::kShutdown, "offsets partition closed"));
+}
+
+void LogOffsetsStore::append(std::vector<GroupRecord> records,
+                             std::function<void(Status)> user_done) {
+  uint64_t token = ++next_append_;
+  appending_[token] = std::move(user_done);
+  auto done = [this, token](Status st) {
+    auto it = appending_.find(token);
+    if (it == appending_.end()) return;
+    auto cb = std::move(it->second);
+    appending_.erase(it);
+    cb(std::move(st));
+  };
   engine::BatchBuilder b;
   TimestampMs now = 0;
   for (const auto& r : records) {

@@ -9,6 +9,7 @@
 // Thread-safety: the shard that owns the log.
 #pragma once
 
+#include <map>
 #include <memory>
 
 #include "coordinator/group/offsets_store.h"
@@ -20,7 +21,8 @@ namespace strata::coordinator {
 class LogOffsetsStore final : public OffsetsStore {
  public:
   LogOffsetsStore(engine::Log& log, index::IndexStore& index) : log_(log), index_(index) {}
-  ~LogOffsetsStore() override { *alive_ = false; }
+  // Appends still in flight complete with kShutdown.
+  ~LogOffsetsStore() override;
 
   // Brings the view up to the end of the log. `done` runs on the log's shard.
   void load(std::function<void(Status)> done);
@@ -40,6 +42,8 @@ class LogOffsetsStore final : public OffsetsStore {
   engine::Log& log_;
   index::IndexStore& index_;
   uint64_t replayed_ = 0;
+  uint64_t next_append_ = 0;
+  std::map<uint64_t, std::function<void(Status)>> appending_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

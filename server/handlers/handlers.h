@@ -32,4 +32,28 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
 void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest req,
                       Responder<kafka::DescribeClusterResponse> out);
 
+// Consumer groups (handlers/groups.cc).
+void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest req,
+                      Responder<kafka::FindCoordinatorResponse> out);
+void join_group(const RequestContext& ctx, kafka::JoinGroupRequest req,
+                Responder<kafka::JoinGroupResponse> out);
+void sync_group(const RequestContext& ctx, kafka::SyncGroupRequest req,
+                Responder<kafka::SyncGroupResponse> out);
+void heartbeat(const RequestContext& ctx, kafka::HeartbeatRequest req,
+               Responder<kafka::HeartbeatResponse> out);
+void leave_group(const RequestContext& ctx, kafka::LeaveGroupRequest req,
+                 Responder<kafka::LeaveGroupResponse> out);
+void offset_commit(const RequestContext& ctx, kafka::OffsetCommitRequest req,
+                   Responder<kafka::OffsetCommitResponse> out);
+void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
+                  Responder<kafka::OffsetFetchResponse> out);
+void list_groups(const RequestContext& ctx, kafka::ListGroupsRequest req,
+                 Responder<kafka::ListGroupsResponse> out);
+void describe_groups(const RequestContext& ctx, kafka::DescribeGroupsRequest req,
+                     Responder<kafka::DescribeGroupsResponse> out);
+void delete_groups(const RequestContext& ctx, kafka::DeleteGroupsRequest req,
+                   Responder<kafka::DeleteGroupsResponse> out);
+void offset_delete(const RequestContext& ctx, kafka::OffsetDeleteRequest req,
+                   Responder<kafka::OffsetDeleteResponse> out);
+
 }  // namespace strata::server::handlers

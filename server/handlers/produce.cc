@@ -32,6 +32,9 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
         rp.error_code = kafka::code(ErrorCode::kInvalidRequiredAcks);
       } else if (topic == nullptr || p.index < 0 || p.index >= topic->partitions) {
         rp.error_code = kafka::code(ErrorCode::kUnknownTopicOrPartition);
+      } else if (topic->internal) {
+        rp.error_code = kafka::code(ErrorCode::kInvalidTopicException);
+        rp.error_message = "clients cannot write to internal topic " + t.name;
       } else {
         uids.push_back(topic->uid(PartitionId(p.index)));
         where.emplace_back(resp.responses.size() - 1, rt.partitions.size() - 1);

@@ -167,6 +167,11 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
           }
           t.name = info->name;
           t.id = info->id;
+          if (info->internal) {
+            (*outcomes)[i] = Outcome{ErrorCode::kInvalidRequest,
+                                     "internal topic " + info->name + " cannot be deleted"};
+            continue;
+          }
           (*outcomes)[i] = outcome_of(broker.catalog().delete_topic(info->name));
         }
         return ok_status();

@@ -1,0 +1,462 @@
+// The consumer-group APIs. Each group lives on the shard that hosts its
+// __consumer_offsets partition (abs(javaHash(group)) % 50); requests are
+// forwarded there, run by that shard's GroupCoordinator, and answered back
+// on the connection's shard.
+#include <spdlog/spdlog.h>
+
+#include "coordinator/group/group_records.h"
+#include "server/broker.h"
+#include "server/handlers/handlers.h"
+#include "server/kafka/error_code.h"
+
+namespace strata::server::handlers {
+namespace {
+
+using coordinator::GroupCoordinator;
+using coordinator::GroupError;
+using kafka::ErrorCode;
+
+int16_t code(GroupError e) {
+  return static_cast<int16_t>(e);
+}
+
+// Runs `fn` on the shard coordinating `group` and `reply` with its result on
+// the shard `origin`. Without __consumer_offsets (before any FindCoordinator)
+// the answer is `unavailable`, and the topic is created for the retry.
+template <typename R>
+void on_group_shard(Broker& broker, unsigned origin, const std::string& group,
+                    std::function<void(GroupCoordinator&, std::function<void(R)>)> fn,
+                    std::function<void(R)> reply, std::function<R(GroupError)> unavailable) {
+  auto snap = broker.snapshot();
+  const auto* topic = snap->find(coordinator::kOffsetsTopic);
+  if (topic == nullptr) {
+    broker.ensure_offsets_topic(origin, [reply, unavailable](Status) {
+      reply(unavailable(GroupError::kCoordinatorNotAvailable));
+    });
+    return;
+  }
+  unsigned target =
+      broker.shard_for(topic->uid(PartitionId(coordinator::offsets_partition_for(group))));
+  broker.shard(target).post(
+      [&broker, target, origin, fn = std::move(fn), reply = std::move(reply)]() {
+        fn(broker.state(target).groups(), [&broker, origin, reply](R r) {
+          broker.shard(origin).post([reply, r = std::move(r)]() mutable { reply(std::move(r)); });
+        });
+      });
+}
+
+std::string client_host(const RequestContext& ctx) {
+  auto colon = ctx.peer.rfind(':');
+  return "/" + (colon == std::string::npos ? ctx.peer : ctx.peer.substr(0, colon));
+}
+
+}  // namespace
+
+void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest req,
+                      Responder<kafka::FindCoordinatorResponse> out) {
+  auto& broker = ctx.broker;
+  std::vector<std::string> keys =
+      out.version() >= 4 ? req.coordinator_keys : std::vector<std::string>{req.key};
+  int8_t key_type = req.key_type;
+  broker.ensure_offsets_topic(ctx.shard.id(), [&broker, keys, key_type, out](Status st) {
+    kafka::FindCoordinatorResponse resp;
+    const auto& cfg = broker.config();
+    for (const auto& key : keys) {
+      kafka::FindCoordinatorResponse::Coordinator c;
+      c.key = key;
+      if (key_type != 0) {
+        // Transactions (key type 1) arrive with the transaction coordinator.
+        c.error_code = kafka::code(ErrorCode::kCoordinatorNotAvailable);
+        c.error_message = "no transaction coordinator on this broker yet";
+      } else if (!st) {
+        c.error_code = kafka::code(ErrorCode::kCoordinatorNotAvailable);
+        c.error_message = st.error().message();
+      } else if (key.empty()) {
+        c.error_code = kafka::code(ErrorCode::kInvalidRequest);
+        c.error_message = "empty group id";
+      } else {
+        c.node_id = cfg.node_id;
+        c.host = cfg.advertised_host_or_listen();
+        c.port = cfg.advertised_port_or_listen();
+      }
+      if (c.error_code != 0) {
+        c.node_id = -1;
+        c.port = -1;
+      }
+      resp.coordinators.push_back(c);
+    }
+    if (out.version() < 4 && !resp.coordinators.empty()) {
+      const auto& c = resp.coordinators.front();
+      resp.error_code = c.error_code;
+      resp.error_message = c.error_message;
+      resp.node_id = c.node_id;
+      resp.host = c.host;
+      resp.port = c.port;
+      resp.coordinators.clear();
+    }
+    out.send(resp);
+  });
+}
+
+void join_group(const RequestContext& ctx, kafka::JoinGroupRequest req,
+                Responder<kafka::JoinGroupResponse> out) {
+  coordinator::JoinArgs args;
+  args.group_id = req.group_id;
+  args.member_id = req.member_id;
+  args.instance_id = req.group_instance_id;
+  args.client_id = ctx.header.client_id.value_or("");
+  args.client_host = client_host(ctx);
+  args.session_timeout_ms = req.session_timeout_ms;
+  args.rebalance_timeout_ms =
+      out.version() >= 1 ? req.rebalance_timeout_ms : req.session_timeout_ms;
+  args.protocol_type = req.protocol_type;
+  for (auto& p : req.protocols)
+    args.protocols.push_back({p.name, std::move(p.metadata)});
+  args.require_known_member_id = out.version() >= 4;
+  using R = coordinator::JoinResult;
+  auto reply = [out](R r) {
+    kafka::JoinGroupResponse resp;
+    resp.error_code = code(r.error);
+    resp.generation_id = r.generation;
+    resp.protocol_type = r.protocol_type.empty() ? std::nullopt : std::optional(r.protocol_type);
+    resp.protocol_name = r.protocol;
+    resp.leader = r.leader;
+    resp.member_id = r.member_id;
+    for (auto& m : r.members)
+      resp.members.push_back({m.member_id, m.instance_id, std::move(m.metadata)});
+    out.send(resp);
+  };
+  on_group_shard<R>(
+      ctx.broker, ctx.shard.id(), args.group_id,
+      [args](GroupCoordinator& gc, std::function<void(R)> done) { gc.join(args, std::move(done)); },
+      reply,
+      [member = args.member_id](GroupError e) {
+        R r;
+        r.error = e;
+        r.member_id = member;
+        return r;
+      });
+}
+
+void sync_group(const RequestContext& ctx, kafka::SyncGroupRequest req,
+                Responder<kafka::SyncGroupResponse> out) {
+  coordinator::SyncArgs args;
+  args.group_id = req.group_id;
+  args.generation = req.generation_id;
+  args.member_id = req.member_id;
+  args.instance_id = req.group_instance_id;
+  args.protocol_type = req.protocol_type;
+  args.protocol = req.protocol_name;
+  for (auto& a : req.assignments)
+    args.assignments.emplace_back(a.member_id, std::move(a.assignment));
+  using R = coordinator::SyncResult;
+  on_group_shard<R>(
+      ctx.broker, ctx.shard.id(), args.group_id,
+      [args](GroupCoordinator& gc, std::function<void(R)> done) { gc.sync(args, std::move(done)); },
+      [out](R r) {
+        kafka::SyncGroupResponse resp;
+        resp.error_code = code(r.error);
+        resp.protocol_type =
+            r.protocol_type.empty() ? std::nullopt : std::optional(r.protocol_type);
+        resp.protocol_name = r.protocol;
+        resp.assignment = std::move(r.assignment);
+        out.send(resp);
+      },
+      [](GroupError e) {
+        return R{e, {}, {}, {}};
+      });
+}
+
+void heartbeat(const RequestContext& ctx, kafka::HeartbeatRequest req,
+               Responder<kafka::HeartbeatResponse> out) {
+  coordinator::HeartbeatArgs args{req.group_id, req.generation_id, req.member_id,
+                                  req.group_instance_id};
+  on_group_shard<GroupError>(
+      ctx.broker, ctx.shard.id(), args.group_id,
+      [args](GroupCoordinator& gc, std::function<void(GroupError)> done) {
+        done(gc.heartbeat(args));
+      },
+      [out](GroupError e) {
+        kafka::HeartbeatResponse resp;
+        resp.error_code = code(e);
+        out.send(resp);
+      },
+      [](GroupError e) { return e; });
+}
+
+void leave_group(const RequestContext& ctx, kafka::LeaveGroupRequest req,
+                 Responder<kafka::LeaveGroupResponse> out) {
+  std::vector<coordinator::LeavingMember> members;
+  if (out.version() >= 3) {
+    for (const auto& m : req.members)
+      members.push_back({m.member_id, m.group_instance_id});
+  } else {
+    members.push_back({req.member_id, std::nullopt});
+  }
+  using R = coordinator::LeaveResult;
+  std::string group = req.group_id;
+  on_group_shard<R>(
+      ctx.broker, ctx.shard.id(), group,
+      [group, members](GroupCoordinator& gc, std::function<void(R)> done) {
+        done(gc.leave(group, members));
+      },
+      [out, members](R r) {
+        kafka::LeaveGroupResponse resp;
+        if (out.version() >= 3) {
+          // Per-member answers; the top-level error only for group-wide failures.
+          bool group_failure = r.members.size() != members.size();
+          resp.error_code = group_failure ? code(r.error) : 0;
+          for (size_t i = 0; i < members.size() && !group_failure; ++i) {
+            resp.members.push_back(
+                {members[i].member_id, members[i].instance_id, code(r.members[i])});
+          }
+        } else {
+          resp.error_code = code(r.error);
+        }
+        out.send(resp);
+      },
+      [](GroupError e) {
+        return R{e, {}};
+      });
+}
+
+void offset_commit(const RequestContext& ctx, kafka::OffsetCommitRequest req,
+                   Responder<kafka::OffsetCommitResponse> out) {
+  coordinator::CommitArgs args;
+  args.group_id = req.group_id;
+  args.generation = out.version() >= 1 ? req.generation_id_or_member_epoch : -1;
+  args.member_id = req.member_id;
+  args.instance_id = req.group_instance_id;
+  for (const auto& t : req.topics) {
+    for (const auto& p : t.partitions) {
+      args.partitions.push_back({t.name, p.partition_index, p.committed_offset,
+                                 p.committed_leader_epoch, p.committed_metadata});
+    }
+  }
+  auto topics =
+      std::make_shared<std::vector<kafka::OffsetCommitRequest::Topic>>(std::move(req.topics));
+  size_t n = args.partitions.size();
+  on_group_shard<std::vector<GroupError>>(
+      ctx.broker, ctx.shard.id(), args.group_id,
+      [args](GroupCoordinator& gc, std::function<void(std::vector<GroupError>)> done) {
+        gc.commit(args, std::move(done));
+      },
+      [out, topics](std::vector<GroupError> errors) {
+        kafka::OffsetCommitResponse resp;
+        size_t i = 0;
+        for (const auto& t : *topics) {
+          auto& rt = resp.topics.emplace_back();
+          rt.name = t.name;
+          for (const auto& p : t.partitions) {
+            rt.partitions.push_back({p.partition_index, code(errors[i++])});
+          }
+        }
+        out.send(resp);
+      },
+      [n](GroupError e) { return std::vector<GroupError>(n, e); });
+}
+
+void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
+                  Responder<kafka::OffsetFetchResponse> out) {
+  std::optional<std::vector<coordinator::TopicPartitionRef>> wanted;
+  if (req.topics) {
+    wanted.emplace();
+    for (const auto& t : *req.topics) {
+      for (int32_t p : t.partition_indexes)
+        wanted->push_back({t.name, p});
+    }
+  }
+  struct R {
+    GroupError error = GroupError::kNone;
+    std::vector<coordinator::FetchedOffset> offsets;
+  };
+  std::string group = req.group_id;
+  on_group_shard<R>(
+      ctx.broker, ctx.shard.id(), group,
+      [group, wanted](GroupCoordinator& gc, std::function<void(R)> done) {
+        if (auto e = gc.routing_error(group)) return done(R{*e, {}});
+        auto r = gc.fetch_offsets(group, wanted);
+        if (!r) {
+          spdlog::error("offset fetch for group {}: {}", group, r.error().to_string());
+          return done(R{GroupError::kCoordinatorNotAvailable, {}});
+        }
+        done(R{GroupError::kNone, std::move(*r)});
+      },
+      [out, wanted](R r) {
+        kafka::OffsetFetchResponse resp;
+        resp.error_code = code(r.error);
+        // Group-level errors: v0-1 carry them in every partition.
+        if (r.error != GroupError::kNone && wanted) {
+          for (const auto& tp : *wanted) {
+            r.offsets.push_back({tp.topic, tp.partition, r.error, {}});
+          }
+        }
+        std::map<std::string, size_t> index;
+        for (const auto& f : r.offsets) {
+          auto [it, added] = index.emplace(f.topic, resp.topics.size());
+          if (added) resp.topics.push_back({f.topic, {}});
+          auto& rt = resp.topics[it->second];
+          kafka::OffsetFetchResponse::Partition p;
+          p.partition_index = f.partition;
+          p.committed_offset = f.offset.offset;
+          p.committed_leader_epoch = f.offset.leader_epoch;
+          p.metadata = f.offset.offset >= 0 ? std::optional(f.offset.metadata) : std::string();
+          p.error_code = code(f.error);
+          rt.partitions.push_back(std::move(p));
+        }
+        out.send(resp);
+      },
+      [](GroupError e) {
+        return R{e, {}};
+      });
+}
+
+void list_groups(const RequestContext& ctx, kafka::ListGroupsRequest req,
+                 Responder<kafka::ListGroupsResponse> out) {
+  auto& broker = ctx.broker;
+  struct Gather {
+    size_t left;
+    std::vector<coordinator::GroupListing> groups;
+  };
+  auto gather = std::make_shared<Gather>(Gather{broker.shard_count(), {}});
+  std::set<std::string> states(req.states_filter.begin(), req.states_filter.end());
+  unsigned origin = ctx.shard.id();
+  for (unsigned s = 0; s < broker.shard_count(); ++s) {
+    broker.shard(s).post([&broker, s, origin, gather, states, out] {
+      auto listed = broker.state(s).groups().list();
+      broker.shard(origin).post([gather, listed = std::move(listed), states, out]() mutable {
+        for (auto& g : listed)
+          gather->groups.push_back(std::move(g));
+        if (--gather->left > 0) return;
+        kafka::ListGroupsResponse resp;
+        for (const auto& g : gather->groups) {
+          std::string state(coordinator::state_name(g.state));
+          if (!states.empty() && !states.count(state)) continue;
+          resp.groups.push_back({g.group_id, g.protocol_type, state});
+        }
+        out.send(resp);
+      });
+    });
+  }
+}
+
+// Runs one per-group operation for each named group and answers when all did.
+template <typename R>
+void for_each_group(
+    const RequestContext& ctx, const std::vector<std::string>& groups,
+    std::function<void(GroupCoordinator&, const std::string&, std::function<void(R)>)> fn,
+    std::function<R(const std::string&, GroupError)> unavailable,
+    std::function<void(std::vector<R>)> done) {
+  if (groups.empty()) return done({});
+  auto results = std::make_shared<std::vector<std::optional<R>>>(groups.size());
+  auto left = std::make_shared<size_t>(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    std::string g = groups[i];
+    on_group_shard<R>(
+        ctx.broker, ctx.shard.id(), g,
+        [fn, g](GroupCoordinator& gc, std::function<void(R)> cb) { fn(gc, g, std::move(cb)); },
+        [results, left, i, done](R r) {
+          (*results)[i] = std::move(r);
+          if (--*left > 0) return;
+          std::vector<R> out;
+          for (auto& x : *results)
+            out.push_back(std::move(*x));
+          done(std::move(out));
+        },
+        [unavailable, g](GroupError e) { return unavailable(g, e); });
+  }
+}
+
+void describe_groups(const RequestContext& ctx, kafka::DescribeGroupsRequest req,
+                     Responder<kafka::DescribeGroupsResponse> out) {
+  using D = coordinator::DescribedGroup;
+  bool with_ops = req.include_authorized_operations;
+  for_each_group<D>(
+      ctx, req.groups,
+      [](GroupCoordinator& gc, const std::string& g, std::function<void(D)> cb) {
+        cb(gc.describe(g));
+      },
+      [](const std::string& g, GroupError e) {
+        D d;
+        d.group_id = g;
+        d.error = e;
+        return d;
+      },
+      [out, with_ops](std::vector<D> described) {
+        kafka::DescribeGroupsResponse resp;
+        for (auto& d : described) {
+          kafka::DescribeGroupsResponse::Group g;
+          g.error_code = code(d.error);
+          g.group_id = d.group_id;
+          g.group_state = std::string(coordinator::state_name(d.state));
+          g.protocol_type = d.protocol_type;
+          g.protocol_data = d.protocol;
+          // READ, DELETE, DESCRIBE: what a group allows without an authorizer.
+          g.authorized_operations = with_ops ? (1 << 3) | (1 << 6) | (1 << 8) : INT32_MIN;
+          for (auto& m : d.members) {
+            g.members.push_back({m.member_id, m.instance_id, m.client_id, m.client_host,
+                                 std::move(m.metadata), std::move(m.assignment)});
+          }
+          resp.groups.push_back(std::move(g));
+        }
+        out.send(resp);
+      });
+}
+
+void delete_groups(const RequestContext& ctx, kafka::DeleteGroupsRequest req,
+                   Responder<kafka::DeleteGroupsResponse> out) {
+  using P = std::pair<std::string, GroupError>;
+  for_each_group<P>(
+      ctx, req.groups_names,
+      [](GroupCoordinator& gc, const std::string& g, std::function<void(P)> cb) {
+        gc.delete_group(g, [g, cb](GroupError e) { cb(P{g, e}); });
+      },
+      [](const std::string& g, GroupError e) {
+        return P{g, e};
+      },
+      [out](std::vector<P> results) {
+        kafka::DeleteGroupsResponse resp;
+        for (const auto& [g, e] : results)
+          resp.results.push_back({g, code(e)});
+        out.send(resp);
+      });
+}
+
+void offset_delete(const RequestContext& ctx, kafka::OffsetDeleteRequest req,
+                   Responder<kafka::OffsetDeleteResponse> out) {
+  std::vector<coordinator::TopicPartitionRef> parts;
+  for (const auto& t : req.topics) {
+    for (const auto& p : t.partitions)
+      parts.push_back({t.name, p.partition_index});
+  }
+  using R = std::pair<GroupError, std::vector<GroupError>>;
+  std::string group = req.group_id;
+  auto topics =
+      std::make_shared<std::vector<kafka::OffsetDeleteRequest::Topic>>(std::move(req.topics));
+  on_group_shard<R>(
+      ctx.broker, ctx.shard.id(), group,
+      [group, parts](GroupCoordinator& gc, std::function<void(R)> done) {
+        gc.delete_offsets(group, parts, [done](GroupError e, std::vector<GroupError> per) {
+          done(R{e, std::move(per)});
+        });
+      },
+      [out, topics](R r) {
+        kafka::OffsetDeleteResponse resp;
+        resp.error_code = code(r.first);
+        if (r.first == GroupError::kNone) {
+          size_t i = 0;
+          for (const auto& t : *topics) {
+            auto& rt = resp.topics.emplace_back();
+            rt.name = t.name;
+            for (const auto& p : t.partitions)
+              rt.partitions.push_back({p.partition_index, code(r.second[i++])});
+          }
+        }
+        out.send(resp);
+      },
+      [](GroupError e) {
+        return R{e, {}};
+      });
+}
+
+}  // namespace strata::server::handlers
