@@ -80,11 +80,6 @@ Status Broker::open() {
   STRATA_ASSIGN_OR_RETURN(logs_, engine::LogManager::open(lo));
   STRATA_ASSIGN_OR_RETURN(store_,
                           coordinator::EmbeddedStore::open(config_.data_dir / "metadata.json"));
-  coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
-                               config_.advertised_port_or_listen(), std::nullopt};
-  STRATA_ASSIGN_OR_RETURN(catalog_, coordinator::TopicCatalog::open(*store_, self));
-  remove_orphan_dirs();
-
   for (unsigned i = 0; i < cores; ++i) {
     STRATA_ASSIGN_OR_RETURN(auto shard, io::Shard::create(i, 1024));
     shards_.push_back(std::move(shard));
@@ -93,14 +88,23 @@ Status Broker::open() {
     states_.push_back(std::make_unique<ShardState>(*this, *s));
     s->start();
   }
+  // Bind before anything is advertised: with port 0 the kernel picks one,
+  // and that is the port clients must be told.
+  STRATA_ASSIGN_OR_RETURN(listener_, run_on(shard(0), [&] { return Listener::open(*this); }));
+  if (config_.listen_port == 0) config_.listen_port = listener_->port();
+
+  coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
+                               config_.advertised_port_or_listen(), std::nullopt};
+  STRATA_ASSIGN_OR_RETURN(catalog_, coordinator::TopicCatalog::open(*store_, self));
+  remove_orphan_dirs();
+
   // Open (and recover) every partition, all shards in parallel.
   std::promise<void> opened;
   reconcile_all([&] { opened.set_value(); });
   opened.get_future().get();
   for (auto& st : states_)
     run_on(st->shard(), [&] { st->start_retention(); });
-
-  STRATA_ASSIGN_OR_RETURN(listener_, run_on(shard(0), [&] { return Listener::open(*this); }));
+  run_on(shard(0), [&] { listener_->start(); });
   spdlog::info("strata-broker node {} serving {} topic(s) on {}:{} with {} shard(s), data in {}",
                config_.node_id, snapshot()->topics.size(), config_.listen_host, port(), cores,
                config_.data_dir.string());

@@ -38,7 +38,6 @@ Result<std::unique_ptr<Listener>> Listener::open(Broker& broker) {
                                              cfg.listen_port, ec.message()));
   }
   l->port_ = l->acceptor_.local_endpoint().port();
-  l->accept();
   return l;
 }
 

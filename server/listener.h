@@ -19,8 +19,9 @@ class Connection;
 
 class Listener {
  public:
-  // On shard 0.
+  // On shard 0: binds and listens; connections are accepted after start().
   static Result<std::unique_ptr<Listener>> open(Broker& broker);
+  void start() { accept(); }
   uint16_t port() const { return port_; }
   // On shard 0: stop accepting.
   void close();
