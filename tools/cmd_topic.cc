@@ -1,0 +1,294 @@
+// strata topic create|list|describe|alter|delete
+#include <fmt/format.h>
+
+#include "tools/commands.h"
+#include "tools/output.h"
+
+namespace strata::tools {
+namespace {
+
+Result<std::map<std::string, std::string>> parse_configs(const std::vector<std::string>& kvs) {
+  std::map<std::string, std::string> out;
+  for (const auto& kv : kvs) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Error(Errc::kInvalidArgument, fmt::format("--config expects key=value, got '{}'", kv));
+    }
+    out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+std::string join(const std::vector<int32_t>& v) {
+  std::string s;
+  for (auto x : v)
+    s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
+struct ConfigEntry {
+  std::string name;
+  std::string value;
+  std::string source;
+  bool is_default = false;
+};
+
+Result<std::vector<ConfigEntry>> describe_configs(Kafka& k, const std::string& topic) {
+  rd_kafka_ConfigResource_t* res =
+      rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+  STRATA_ASSIGN_OR_RETURN(
+      auto ev, k.admin(RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS,
+                       [&](auto* o, auto* q) { rd_kafka_DescribeConfigs(k.rk(), &res, 1, o, q); }));
+  rd_kafka_ConfigResource_destroy(res);
+  size_t n = 0;
+  const auto** results = rd_kafka_DescribeConfigs_result_resources(
+      rd_kafka_event_DescribeConfigs_result(ev.get()), &n);
+  if (n != 1) return Error(Errc::kInternal, "DescribeConfigs returned no resource");
+  if (auto e = rd_kafka_ConfigResource_error(results[0])) {
+    return kafka_error(e, "describe configs of " + topic,
+                       rd_kafka_ConfigResource_error_string(results[0]));
+  }
+  size_t cnt = 0;
+  const auto** entries = rd_kafka_ConfigResource_configs(results[0], &cnt);
+  std::vector<ConfigEntry> out;
+  for (size_t i = 0; i < cnt; ++i) {
+    const char* v = rd_kafka_ConfigEntry_value(entries[i]);
+    out.push_back({rd_kafka_ConfigEntry_name(entries[i]), v ? v : "",
+                   rd_kafka_ConfigSource_name(rd_kafka_ConfigEntry_source(entries[i])),
+                   rd_kafka_ConfigEntry_is_default(entries[i]) != 0});
+  }
+  return out;
+}
+
+Status create(const Globals& g, const std::string& name, int partitions, int rf,
+              const std::vector<std::string>& config_kvs) {
+  STRATA_ASSIGN_OR_RETURN(auto configs, parse_configs(config_kvs));
+  STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
+  char err[512];
+  rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(name.c_str(), partitions, rf, err, sizeof(err));
+  if (nt == nullptr) return Error(Errc::kInvalidArgument, err);
+  for (const auto& [key, v] : configs)
+    rd_kafka_NewTopic_set_config(nt, key.c_str(), v.c_str());
+  auto ev = k->admin(RD_KAFKA_ADMIN_OP_CREATETOPICS,
+                     [&](auto* o, auto* q) { rd_kafka_CreateTopics(k->rk(), &nt, 1, o, q); });
+  rd_kafka_NewTopic_destroy(nt);
+  if (!ev) return std::move(ev).error();
+  size_t n = 0;
+  const auto** res =
+      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev->get()), &n);
+  if (n == 1 && rd_kafka_topic_result_error(res[0])) {
+    return kafka_error(rd_kafka_topic_result_error(res[0]), "create topic " + name,
+                       rd_kafka_topic_result_error_string(res[0]));
+  }
+  if (g.json) {
+    print_json({{"created", name},
+                {"partitions", partitions},
+                {"replication_factor", rf},
+                {"configs", configs}});
+  } else {
+    std::printf("created topic %s with %d partition(s)\n", name.c_str(), partitions);
+  }
+  return ok_status();
+}
+
+Status list(const Globals& g, bool all) {
+  STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
+  STRATA_ASSIGN_OR_RETURN(auto md, k->metadata());
+  nlohmann::json j = nlohmann::json::array();
+  Table t({"TOPIC", "PARTITIONS", "REPLICAS"});
+  for (const auto& topic : md.topics) {
+    if (!all && topic.name.starts_with("__")) continue;
+    size_t rf = topic.partitions.empty() ? 0 : topic.partitions[0].replicas.size();
+    j.push_back({{"topic", topic.name},
+                 {"partitions", topic.partitions.size()},
+                 {"replication_factor", rf}});
+    t.add({topic.name, std::to_string(topic.partitions.size()), std::to_string(rf)});
+  }
+  if (g.json) {
+    print_json(j);
+  } else {
+    t.print();
+  }
+  return ok_status();
+}
+
+Status describe(const Globals& g, const std::string& name) {
+  STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
+  STRATA_ASSIGN_OR_RETURN(auto topic, k->topic(name));
+  STRATA_ASSIGN_OR_RETURN(auto configs, describe_configs(*k, name));
+  nlohmann::json parts = nlohmann::json::array();
+  Table t({"PARTITION", "LEADER", "REPLICAS", "ISR", "START", "END"});
+  for (const auto& p : topic.partitions) {
+    STRATA_ASSIGN_OR_RETURN(auto wm, k->watermarks(name, p.id));
+    parts.push_back({{"partition", p.id},
+                     {"leader", p.leader},
+                     {"replicas", p.replicas},
+                     {"isr", p.isrs},
+                     {"start_offset", wm.first},
+                     {"end_offset", wm.second}});
+    t.add({std::to_string(p.id), std::to_string(p.leader), join(p.replicas), join(p.isrs),
+           std::to_string(wm.first), std::to_string(wm.second)});
+  }
+  nlohmann::json cfg = nlohmann::json::object();
+  Table c({"CONFIG", "VALUE", "SOURCE"});
+  for (const auto& e : configs) {
+    cfg[e.name] = {{"value", e.value}, {"source", e.source}, {"default", e.is_default}};
+    c.add({e.name, e.value, e.source});
+  }
+  if (g.json) {
+    print_json({{"topic", name}, {"partitions", parts}, {"configs", cfg}});
+    return ok_status();
+  }
+  std::printf("topic %s: %zu partition(s)\n\n", name.c_str(), topic.partitions.size());
+  t.print();
+  std::printf("\n");
+  c.print();
+  return ok_status();
+}
+
+Status alter(const Globals& g, const std::string& name, int partitions,
+             const std::vector<std::string>& set_kvs, const std::vector<std::string>& unset) {
+  if (partitions <= 0 && set_kvs.empty() && unset.empty()) {
+    return Error(Errc::kInvalidArgument,
+                 "nothing to alter: give --partitions, --config or --delete-config");
+  }
+  STRATA_ASSIGN_OR_RETURN(auto changes, parse_configs(set_kvs));
+  STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
+  STRATA_ASSIGN_OR_RETURN(auto topic, k->topic(name));
+  if (partitions > 0) {
+    char err[512];
+    auto* np =
+        rd_kafka_NewPartitions_new(name.c_str(), static_cast<size_t>(partitions), err, sizeof(err));
+    if (np == nullptr) return Error(Errc::kInvalidArgument, err);
+    auto ev = k->admin(RD_KAFKA_ADMIN_OP_CREATEPARTITIONS,
+                       [&](auto* o, auto* q) { rd_kafka_CreatePartitions(k->rk(), &np, 1, o, q); });
+    rd_kafka_NewPartitions_destroy(np);
+    if (!ev) return std::move(ev).error();
+    size_t n = 0;
+    const auto** res = rd_kafka_CreatePartitions_result_topics(
+        rd_kafka_event_CreatePartitions_result(ev->get()), &n);
+    if (n == 1 && rd_kafka_topic_result_error(res[0])) {
+      return kafka_error(rd_kafka_topic_result_error(res[0]), "add partitions to " + name,
+                         rd_kafka_topic_result_error_string(res[0]));
+    }
+  }
+  if (!changes.empty() || !unset.empty()) {
+    // AlterConfigs replaces every override: start from the current ones.
+    STRATA_ASSIGN_OR_RETURN(auto current, describe_configs(*k, name));
+    std::map<std::string, std::string> overrides;
+    for (const auto& e : current) {
+      if (e.source == "DYNAMIC_TOPIC_CONFIG") overrides[e.name] = e.value;
+    }
+    for (const auto& u : unset)
+      overrides.erase(u);
+    for (const auto& [key, v] : changes)
+      overrides[key] = v;
+    auto* res = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, name.c_str());
+    for (const auto& [key, v] : overrides)
+      rd_kafka_ConfigResource_set_config(res, key.c_str(), v.c_str());
+    auto ev = k->admin(RD_KAFKA_ADMIN_OP_ALTERCONFIGS,
+                       [&](auto* o, auto* q) { rd_kafka_AlterConfigs(k->rk(), &res, 1, o, q); });
+    rd_kafka_ConfigResource_destroy(res);
+    if (!ev) return std::move(ev).error();
+    size_t n = 0;
+    const auto** out =
+        rd_kafka_AlterConfigs_result_resources(rd_kafka_event_AlterConfigs_result(ev->get()), &n);
+    if (n == 1 && rd_kafka_ConfigResource_error(out[0])) {
+      return kafka_error(rd_kafka_ConfigResource_error(out[0]), "alter configs of " + name,
+                         rd_kafka_ConfigResource_error_string(out[0]));
+    }
+  }
+  if (g.json) {
+    print_json({{"altered", name}});
+  } else {
+    std::printf("altered topic %s\n", name.c_str());
+  }
+  return ok_status();
+}
+
+Status remove(const Globals& g, const std::vector<std::string>& names) {
+  STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
+  std::vector<rd_kafka_DeleteTopic_t*> dels;
+  for (const auto& n : names)
+    dels.push_back(rd_kafka_DeleteTopic_new(n.c_str()));
+  auto ev = k->admin(RD_KAFKA_ADMIN_OP_DELETETOPICS, [&](auto* o, auto* q) {
+    rd_kafka_DeleteTopics(k->rk(), dels.data(), dels.size(), o, q);
+  });
+  for (auto* d : dels)
+    rd_kafka_DeleteTopic_destroy(d);
+  if (!ev) return std::move(ev).error();
+  size_t n = 0;
+  const auto** res =
+      rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(ev->get()), &n);
+  std::optional<Error> first;
+  for (size_t i = 0; i < n; ++i) {
+    if (auto e = rd_kafka_topic_result_error(res[i])) {
+      if (!first) {
+        first = kafka_error(e, fmt::format("delete topic {}", rd_kafka_topic_result_name(res[i])),
+                            rd_kafka_topic_result_error_string(res[i]));
+      }
+    } else if (!g.json) {
+      std::printf("deleted topic %s\n", rd_kafka_topic_result_name(res[i]));
+    }
+  }
+  if (first) return *first;
+  if (g.json) print_json({{"deleted", names}});
+  return ok_status();
+}
+
+}  // namespace
+
+void add_topic_commands(CLI::App& app, Globals& g, Action& action) {
+  auto* topic = app.add_subcommand("topic", "Create, list, describe, alter and delete topics");
+  topic->require_subcommand(1);
+
+  auto* c = topic->add_subcommand("create", "Create a topic");
+  auto name = std::make_shared<std::string>();
+  auto partitions = std::make_shared<int>(1);
+  auto rf = std::make_shared<int>(1);
+  auto configs = std::make_shared<std::vector<std::string>>();
+  c->add_option("name", *name, "Topic name")->required();
+  c->add_option("-p,--partitions", *partitions, "Number of partitions (default 1)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("-r,--replication-factor", *rf, "Replicas per partition (default 1)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("-c,--config", *configs,
+                "Topic config key=value, e.g. retention.ms=3600000 (repeatable)");
+  c->callback([&, name, partitions, rf, configs] {
+    action = [&g, name, partitions, rf, configs] {
+      return create(g, *name, *partitions, *rf, *configs);
+    };
+  });
+
+  auto* l = topic->add_subcommand("list", "List topics");
+  auto all = std::make_shared<bool>(false);
+  l->add_flag("-a,--all", *all, "Include internal topics");
+  l->callback([&, all] { action = [&g, all] { return list(g, *all); }; });
+
+  auto* d = topic->add_subcommand(
+      "describe", "Partitions (leaders, replicas, ISR, start and end offsets) and configs");
+  auto dname = std::make_shared<std::string>();
+  d->add_option("name", *dname, "Topic name")->required();
+  d->callback([&, dname] { action = [&g, dname] { return describe(g, *dname); }; });
+
+  auto* a = topic->add_subcommand("alter", "Add partitions, set or remove configs");
+  auto aname = std::make_shared<std::string>();
+  auto apart = std::make_shared<int>(0);
+  auto aset = std::make_shared<std::vector<std::string>>();
+  auto aunset = std::make_shared<std::vector<std::string>>();
+  a->add_option("name", *aname, "Topic name")->required();
+  a->add_option("-p,--partitions", *apart, "New total number of partitions")
+      ->check(CLI::PositiveNumber);
+  a->add_option("-c,--config", *aset, "Set a config key=value (repeatable)");
+  a->add_option("--delete-config", *aunset, "Remove a config override (repeatable)");
+  a->callback([&, aname, apart, aset, aunset] {
+    action = [&g, aname, apart, aset, aunset] { return alter(g, *aname, *apart, *aset, *aunset); };
+  });
+
+  auto* r = topic->add_subcommand("delete", "Delete topics");
+  auto rnames = std::make_shared<std::vector<std::string>>();
+  r->add_option("names", *rnames, "Topic names")->required();
+  r->callback([&, rnames] { action = [&g, rnames] { return remove(g, *rnames); }; });
+}
+
+}  // namespace strata::tools
