@@ -168,11 +168,21 @@ Status list(const Globals& g) {
   return ok_status();
 }
 
+// Describe and lag refuse a group the coordinator does not know (Dead, no
+// members, nothing committed), the way kafka-consumer-groups does.
+Status require_exists(const std::string& group, const Description& d,
+                      const std::vector<LagRow>& rows) {
+  if (d.state == "Dead" && d.members.empty() && rows.empty())
+    return Error(Errc::kNotFound, "consumer group '" + group + "' does not exist");
+  return ok_status();
+}
+
 Status describe(const Globals& g, const std::string& group) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_TRY(k->metadata());
   STRATA_ASSIGN_OR_RETURN(auto d, describe_group(*k, group));
   STRATA_ASSIGN_OR_RETURN(auto rows, lag_rows(*k, group, d));
+  STRATA_TRY(require_exists(group, d, rows));
   if (g.json) {
     nlohmann::json members = nlohmann::json::array();
     for (const auto& m : d.members) {
@@ -215,6 +225,7 @@ Status lag(const Globals& g, const std::string& group) {
   STRATA_TRY(k->metadata());
   STRATA_ASSIGN_OR_RETURN(auto d, describe_group(*k, group));
   STRATA_ASSIGN_OR_RETURN(auto rows, lag_rows(*k, group, d));
+  STRATA_TRY(require_exists(group, d, rows));
   int64_t total = 0;
   for (const auto& r : rows)
     total += r.lag;
