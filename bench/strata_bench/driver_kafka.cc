@@ -1,0 +1,319 @@
+// The kafka driver: librdkafka against Strata (or any Kafka-protocol
+// broker). This is how Strata is measured.
+//
+//   - Topics are created with the workload's partition count and the
+//     broker's default replication; `-D topic.<config>=<value>` adds topic
+//     configs (e.g. -D topic.durability=fsync). Every other -D key is a
+//     librdkafka property for all clients.
+//   - Producers: one librdkafka producer each, acks / linger.ms /
+//     batch.size from the workload, delivery reports served on the
+//     producer's thread by rd_kafka_poll. Partition -1 leaves the choice to
+//     librdkafka's partitioner (sticky for null keys).
+//   - Consumers: subscribe() in a real consumer group, reading from the
+//     earliest offset, with auto-commit as applications run it; messages are
+//     taken from the consumer queue in batches.
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include <librdkafka/rdkafka.h>
+
+#include "bench/strata_bench/driver.h"
+#include "bench/strata_bench/message.h"
+#include "tools/kafka.h"
+
+namespace strata::bench {
+namespace {
+
+using tools::Kafka;
+
+constexpr size_t kConsumeBatch = 4096;
+
+class KafkaProducer final : public Producer {
+ public:
+  static Result<std::unique_ptr<Producer>> create(const tools::Globals& g, const Workload& w,
+                                                  const std::string& topic, AckSink& sink) {
+    auto p = std::unique_ptr<KafkaProducer>(new KafkaProducer(topic, sink));
+    std::map<std::string, std::string> conf = {
+        {"acks", w.acks == "all" ? "-1" : w.acks},
+        {"linger.ms", std::to_string(w.linger_ms)},
+        {"batch.size", std::to_string(w.batch_bytes)},
+    };
+    KafkaProducer* self = p.get();
+    STRATA_ASSIGN_OR_RETURN(
+        p->kafka_, Kafka::create(g, Kafka::Kind::kProducer, conf, [self](rd_kafka_conf_t* c) {
+          rd_kafka_conf_set_dr_msg_cb(c, &on_delivery);
+          rd_kafka_conf_set_opaque(c, self);
+        }));
+    p->topic_ = rd_kafka_topic_new(p->kafka_->rk(), topic.c_str(), nullptr);
+    if (p->topic_ == nullptr) return Error(Errc::kInvalidArgument, "bad topic " + topic);
+    return std::unique_ptr<Producer>(std::move(p));
+  }
+  ~KafkaProducer() override {
+    if (topic_ != nullptr) rd_kafka_topic_destroy(topic_);
+  }
+
+  Status send(int partition, std::string_view key, std::string_view value) override {
+    for (;;) {
+      int rc = rd_kafka_produce(topic_, partition < 0 ? RD_KAFKA_PARTITION_UA : partition,
+                                RD_KAFKA_MSG_F_COPY, const_cast<char*>(value.data()), value.size(),
+                                key.empty() ? nullptr : key.data(), key.size(), nullptr);
+      if (rc == 0) return ok_status();
+      rd_kafka_resp_err_t err = rd_kafka_last_error();
+      if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+        return Error(Errc::kInternal, std::string("produce: ") + rd_kafka_err2str(err));
+      rd_kafka_poll(kafka_->rk(), 10);  // the local queue is full: serve reports
+    }
+  }
+
+  void poll(std::chrono::milliseconds timeout) override {
+    rd_kafka_poll(kafka_->rk(), static_cast<int>(timeout.count()));
+  }
+
+  Status flush(std::chrono::milliseconds timeout) override {
+    rd_kafka_flush(kafka_->rk(), static_cast<int>(timeout.count()));
+    int left = rd_kafka_outq_len(kafka_->rk());
+    if (left > 0)
+      return Error(Errc::kIoError, std::to_string(left) + " message(s) still unacknowledged");
+    return ok_status();
+  }
+
+ private:
+  KafkaProducer(std::string topic, AckSink& sink) : topic_name_(std::move(topic)), sink_(sink) {}
+
+  static void on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+    auto* self = static_cast<KafkaProducer*>(opaque);
+    if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      self->sink_.failed(rd_kafka_err2str(m->err));
+      return;
+    }
+    auto stamp = read_stamp({static_cast<const char*>(m->payload), m->len});
+    self->sink_.acked(stamp ? stamp->send_ns : steady_now_ns());
+  }
+
+  std::string topic_name_;
+  AckSink& sink_;
+  std::unique_ptr<Kafka> kafka_;
+  rd_kafka_topic_t* topic_ = nullptr;
+};
+
+class KafkaConsumer final : public Consumer {
+ public:
+  static Result<std::unique_ptr<Consumer>> create(const tools::Globals& g, const std::string& topic,
+                                                  const std::string& group) {
+    auto c = std::unique_ptr<KafkaConsumer>(new KafkaConsumer());
+    std::map<std::string, std::string> conf = {
+        {"group.id", group},
+        {"auto.offset.reset", "earliest"},
+        {"enable.auto.commit", "true"},
+        {"enable.partition.eof", "false"},
+    };
+    STRATA_ASSIGN_OR_RETURN(c->kafka_, Kafka::create(g, Kafka::Kind::kConsumer, conf));
+    rd_kafka_t* rk = c->kafka_->rk();
+    rd_kafka_poll_set_consumer(rk);
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), RD_KAFKA_PARTITION_UA);
+    rd_kafka_resp_err_t err = rd_kafka_subscribe(rk, list);
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err) return tools::kafka_error(err, "subscribe to " + topic);
+    c->queue_ = rd_kafka_queue_get_consumer(rk);
+    return std::unique_ptr<Consumer>(std::move(c));
+  }
+  ~KafkaConsumer() override {
+    if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
+    if (!closed_ && kafka_) rd_kafka_consumer_close(kafka_->rk());
+  }
+
+  Result<size_t> poll(std::chrono::milliseconds timeout, MessageSink& sink) override {
+    rd_kafka_message_t* batch[kConsumeBatch];
+    ssize_t n = rd_kafka_consume_batch_queue(queue_, static_cast<int>(timeout.count()), batch,
+                                             kConsumeBatch);
+    if (n < 0) return tools::kafka_error(rd_kafka_last_error(), "consume");
+    size_t delivered = 0;
+    rd_kafka_resp_err_t fatal = RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (ssize_t i = 0; i < n; ++i) {
+      rd_kafka_message_t* m = batch[i];
+      if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        sink.received({static_cast<const char*>(m->payload), m->len});
+        ++delivered;
+      } else if (m->err == RD_KAFKA_RESP_ERR__FATAL) {
+        fatal = m->err;
+      }
+      // Other errors are transient consumer events (a broker reconnecting);
+      // librdkafka recovers by itself.
+      rd_kafka_message_destroy(m);
+    }
+    if (fatal) return tools::kafka_error(fatal, "consume");
+    return delivered;
+  }
+
+  Status close() override {
+    if (closed_) return ok_status();
+    closed_ = true;
+    rd_kafka_resp_err_t err = rd_kafka_consumer_close(kafka_->rk());
+    if (err) return tools::kafka_error(err, "close");
+    return ok_status();
+  }
+
+ private:
+  std::unique_ptr<Kafka> kafka_;
+  rd_kafka_queue_t* queue_ = nullptr;
+  bool closed_ = false;
+};
+
+class KafkaDriver final : public Driver {
+ public:
+  KafkaDriver(tools::Globals g, std::map<std::string, std::string> topic_configs,
+              std::unique_ptr<Kafka> admin)
+      : globals_(std::move(g)),
+        topic_configs_(std::move(topic_configs)),
+        admin_(std::move(admin)) {}
+
+  std::string_view name() const override { return "kafka"; }
+
+  Status prepare(const Workload& w) override {
+    STRATA_TRY(delete_topics(w));
+    STRATA_TRY(delete_groups(w));
+    // A topic just deleted may still be going away: retry creation while the
+    // broker says it exists, for a bounded time.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (;;) {
+      auto created = create_topics(w);
+      if (created.ok() || created.error().code() != Errc::kAlreadyExists) return created;
+      if (std::chrono::steady_clock::now() > deadline) return created;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  Result<std::unique_ptr<Producer>> producer(const Workload& w, const std::string& topic, int,
+                                             AckSink& sink) override {
+    return KafkaProducer::create(globals_, w, topic, sink);
+  }
+
+  Result<std::unique_ptr<Consumer>> consumer(const Workload&, const std::string& topic,
+                                             const std::string& group, int, int) override {
+    return KafkaConsumer::create(globals_, topic, group);
+  }
+
+  Status cleanup(const Workload& w) override {
+    Status topics = delete_topics(w);
+    Status groups = delete_groups(w);
+    return topics.ok() ? groups : topics;
+  }
+
+ private:
+  Status create_topics(const Workload& w) {
+    auto names = w.topic_names();
+    std::vector<rd_kafka_NewTopic_t*> topics;
+    char err[512];
+    for (const auto& name : names) {
+      rd_kafka_NewTopic_t* t =
+          rd_kafka_NewTopic_new(name.c_str(), w.partitions, -1, err, sizeof(err));
+      if (t == nullptr) return Error(Errc::kInvalidArgument, err);
+      for (const auto& [k, v] : topic_configs_)
+        rd_kafka_NewTopic_set_config(t, k.c_str(), v.c_str());
+      topics.push_back(t);
+    }
+    auto ev = admin_->admin(RD_KAFKA_ADMIN_OP_CREATETOPICS, [&](auto* o, auto* q) {
+      rd_kafka_CreateTopics(admin_->rk(), topics.data(), topics.size(), o, q);
+    });
+    rd_kafka_NewTopic_destroy_array(topics.data(), topics.size());
+    STRATA_TRY(ev);
+    size_t n = 0;
+    const auto** results =
+        rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev->get()), &n);
+    for (size_t i = 0; i < n; ++i) {
+      if (rd_kafka_topic_result_error(results[i]) == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
+        return Error(
+            Errc::kAlreadyExists,
+            std::string("topic ") + rd_kafka_topic_result_name(results[i]) + " still exists");
+    }
+    return check_topic_results(results, n, "create topic", RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+
+  Status delete_topics(const Workload& w) {
+    auto names = w.topic_names();
+    std::vector<rd_kafka_DeleteTopic_t*> topics;
+    for (const auto& name : names)
+      topics.push_back(rd_kafka_DeleteTopic_new(name.c_str()));
+    auto ev = admin_->admin(RD_KAFKA_ADMIN_OP_DELETETOPICS, [&](auto* o, auto* q) {
+      rd_kafka_DeleteTopics(admin_->rk(), topics.data(), topics.size(), o, q);
+    });
+    rd_kafka_DeleteTopic_destroy_array(topics.data(), topics.size());
+    STRATA_TRY(ev);
+    size_t n = 0;
+    const auto** results =
+        rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(ev->get()), &n);
+    return check_topic_results(results, n, "delete topic", RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
+  }
+
+  // Every result is success or `tolerated`.
+  static Status check_topic_results(const rd_kafka_topic_result_t** results, size_t n,
+                                    std::string_view what, rd_kafka_resp_err_t tolerated) {
+    for (size_t i = 0; i < n; ++i) {
+      rd_kafka_resp_err_t e = rd_kafka_topic_result_error(results[i]);
+      if (e != RD_KAFKA_RESP_ERR_NO_ERROR && e != tolerated) {
+        return tools::kafka_error(e,
+                                  std::string(what) + " " + rd_kafka_topic_result_name(results[i]),
+                                  rd_kafka_topic_result_error_string(results[i]));
+      }
+    }
+    return ok_status();
+  }
+
+  Status delete_groups(const Workload& w) {
+    auto names = w.group_names();
+    if (names.empty()) return ok_status();
+    std::vector<rd_kafka_DeleteGroup_t*> groups;
+    for (const auto& name : names)
+      groups.push_back(rd_kafka_DeleteGroup_new(name.c_str()));
+    auto ev = admin_->admin(RD_KAFKA_ADMIN_OP_DELETEGROUPS, [&](auto* o, auto* q) {
+      rd_kafka_DeleteGroups(admin_->rk(), groups.data(), groups.size(), o, q);
+    });
+    rd_kafka_DeleteGroup_destroy_array(groups.data(), groups.size());
+    STRATA_TRY(ev);
+    size_t n = 0;
+    const auto** results =
+        rd_kafka_DeleteGroups_result_groups(rd_kafka_event_DeleteGroups_result(ev->get()), &n);
+    for (size_t i = 0; i < n; ++i) {
+      const rd_kafka_error_t* e = rd_kafka_group_result_error(results[i]);
+      if (e == nullptr) continue;
+      rd_kafka_resp_err_t code = rd_kafka_error_code(e);
+      if (code == RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) continue;
+      return tools::kafka_error(
+          code, std::string("delete group ") + rd_kafka_group_result_name(results[i]),
+          rd_kafka_error_string(e));
+    }
+    return ok_status();
+  }
+
+  tools::Globals globals_;
+  std::map<std::string, std::string> topic_configs_;
+  std::unique_ptr<Kafka> admin_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Driver>> make_kafka_driver(const DriverOptions& options) {
+  tools::Globals g;
+  if (!options.url.empty()) g.bootstrap = options.url;
+  g.timeout_s = 10;  // each admin call and the reachability check below
+  std::map<std::string, std::string> topic_configs;
+  for (const auto& [k, v] : options.settings) {
+    if (k.rfind("topic.", 0) == 0) {
+      topic_configs[k.substr(6)] = v;
+    } else {
+      g.settings.push_back(k + "=" + v);
+    }
+  }
+  // Creating the admin client checks every librdkafka property once.
+  STRATA_ASSIGN_OR_RETURN(auto admin, Kafka::create(g, Kafka::Kind::kProducer));
+  // And the broker must answer, so a wrong address fails here, not mid-run.
+  if (auto md = admin->metadata(); !md) {
+    return Error(md.error().code(),
+                 "cannot reach a broker at " + g.bootstrap + ": " + md.error().message());
+  }
+  return std::unique_ptr<Driver>(new KafkaDriver(g, std::move(topic_configs), std::move(admin)));
+}
+
+}  // namespace strata::bench
