@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Installs, idempotently, every Debian package that building Strata needs;
 # with --tests also what the test suite needs (Kafka clients, Node.js and
-# the npm packages of the kafkajs tests). Safe to run again.
+# the npm packages of the kafkajs tests, the Redis and NATS servers the
+# strata-bench drivers are tested against); with --bench what the
+# comparison in bench/compare.sh needs on top. Safe to run again.
 #
 #   scripts/setup.sh            # build dependencies
 #   scripts/setup.sh --tests    # and test dependencies
+#   scripts/setup.sh --bench    # and the comparison's servers and tools
 set -euo pipefail
 cd "$(dirname "$0")/.."
 with_tests=0
-[ "${1:-}" = "--tests" ] && with_tests=1
+with_bench=0
+case "${1:-}" in
+  "") ;;
+  --tests) with_tests=1 ;;
+  --bench) with_tests=1; with_bench=1 ;;
+  *) echo "setup.sh: unknown option '$1' (--tests or --bench)" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh: must run as root (it installs Debian packages)" >&2
@@ -23,6 +32,8 @@ packages=(
   librocksdb-dev liburing-dev libboost-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libcli11-dev nlohmann-json3-dev librdkafka-dev
+  # strata-bench's drivers and workload files
+  libhiredis-dev libnats-dev libyaml-cpp-dev
   # unit tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 procps
 )
@@ -32,8 +43,15 @@ if [ "$with_tests" = 1 ]; then
     kcat python3-confluent-kafka python3-kafka
     # libFuzzer targets
     clang libclang-rt-14-dev
+    # the systems strata-bench's drivers are tested against
+    redis-server nats-server
   )
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
+
+if [ "$with_bench" = 1 ]; then
+  # the machine's limits (loopback TCP, disk) and a profiler
+  packages+=(iperf3 linux-perf coreutils)
 fi
 
 export DEBIAN_FRONTEND=noninteractive
