@@ -1,10 +1,819 @@
-// Placeholder until the nats driver lands: make_driver reports it missing.
+// The nats-jetstream driver: strata-bench over NATS JetStream, through the
+// NATS C client (libnats).
+//
+// Mapping of the workload:
+//   - topic T is a JetStream stream named "T" with subjects "T.*", file
+//     storage, limits retention; partition p of T is the subject "T.<p>".
+//     JetStream orders a stream as a whole, so "T.<p>" only routes messages;
+//     it is not a separate log as a Kafka partition is.
+//   - prepare() deletes each stream and adds it fresh (which also drops the
+//     durable consumers it had), then creates one durable pull consumer per
+//     (topic, group), named after the group: DeliverAll, AckExplicit,
+//     AckWait 30 s, MaxAckPending 65536. consumer() creates that durable too
+//     if it is missing (idempotently: a member that loses the race finds it).
+//     All members of a group bind to the same durable and the server spreads
+//     the messages they pull among them; `member`/`members` are unused.
+//   - cleanup() deletes the streams.
+//   - keys: ignored. The runner already turns a key into a partition, and
+//     nothing downstream reads keys back, so a header per message would only
+//     cost bytes.
+//
+// Acks:
+//   - "0": core NATS publish, no PubAck is requested. The producer publishes
+//     a marker to its own inbox every max_pending/16 messages (and in poll
+//     and flush); the server handles one connection's messages in order, so
+//     when the marker comes back every message before it has been read and
+//     routed by the server (not necessarily stored yet). Those messages are
+//     then reported acked.
+//   - "1" and "all": js_PublishAsync; a message is acked when its JetStream
+//     PubAck arrives, which the server sends after the stream stored it (for
+//     a replicated stream, see `replicas`, after a quorum of replicas stored
+//     it). File storage writes to the OS and is fsynced by the server on an
+//     interval, not per message, unless the server is configured otherwise;
+//     JetStream has nothing stronger per publish, so "1" and "all" are the
+//     same here.
+//   At most `max_pending` messages are unacknowledged per producer; send()
+//   serves acknowledgements while the window is full. PubAcks arrive on
+//   libnats threads and are queued; the sink only ever sees them inside
+//   send/poll/flush on the producer's thread.
+//
+// Consumers pull with natsSubscription_Fetch in batches of `fetch_batch` and
+// ack every message individually (natsMsg_Ack publishes the ack without
+// waiting for a reply). AckAll on the last message of a batch would be
+// cheaper but wrong here: with several members on one durable it would also
+// ack messages delivered to the other members and not yet handed over.
+//
+// Settings (-D key=value): max_pending (4096), fetch_batch (256),
+// ack_timeout_ms (30000: a PubAck missing this long fails the message),
+// connect_timeout_ms (2000), replicas (1).
+//
+// libnats is opened once per process and never closed: nats_Close() is
+// process-global, and several drivers may live in one process.
+#include <algorithm>
+#include <charconv>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nats/nats.h>
+
 #include "bench/strata_bench/driver.h"
+#include "bench/strata_bench/message.h"
 
 namespace strata::bench {
+namespace {
 
-Result<std::unique_ptr<Driver>> make_nats_driver(const DriverOptions&) {
-  return Error(Errc::kInternal, "the nats driver is not built yet");
+constexpr std::string_view kDefaultUrl = "nats://127.0.0.1:4222";
+constexpr int kDefaultPort = 4222;
+constexpr int64_t kApiWaitMs = 10'000;     // JetStream API requests (streams, consumers)
+constexpr int64_t kCloseFlushMs = 5'000;   // pushing out a consumer's last acks
+constexpr int64_t kConsumerAckWaitS = 30;  // redelivery after this long without an ack
+constexpr int64_t kMaxAckPending = 1 << 16;
+
+// ---------------------------------------------------------------------------
+// Settings and URL.
+
+struct Config {
+  std::string url;
+  int max_pending = 4096;
+  int fetch_batch = 256;
+  int ack_timeout_ms = 30'000;
+  int connect_timeout_ms = 2'000;
+  int replicas = 1;
+};
+
+struct IntSetting {
+  std::string_view name;
+  int Config::*field;
+  int min;
+  int max;
+};
+
+constexpr IntSetting kSettings[] = {
+    {"max_pending", &Config::max_pending, 1, 1'000'000},
+    {"fetch_batch", &Config::fetch_batch, 1, 10'000},
+    {"ack_timeout_ms", &Config::ack_timeout_ms, 1, 3'600'000},
+    {"connect_timeout_ms", &Config::connect_timeout_ms, 1, 600'000},
+    {"replicas", &Config::replicas, 1, 5},
+};
+
+Error config_error(std::string message) {
+  return Error(Errc::kInvalidConfig, std::move(message));
+}
+
+Result<int> parse_int(std::string_view text, int min, int max, std::string_view what) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max) {
+    return config_error(fmt::format("nats-jetstream {} '{}': expected an integer in [{}, {}]", what,
+                                    text, min, max));
+  }
+  return v;
+}
+
+// "nats://host:port", "host:port" (port optional, 4222) or "" → "nats://host:port".
+Result<std::string> normalize_url(std::string_view url) {
+  if (url.empty()) return std::string(kDefaultUrl);
+  auto bad = [&](std::string_view why) {
+    return config_error(fmt::format(
+        "nats-jetstream url '{}': {} (expected nats://host:port or host:port)", url, why));
+  };
+  std::string_view rest = url;
+  constexpr std::string_view kScheme = "nats://";
+  if (rest.substr(0, kScheme.size()) == kScheme) {
+    rest.remove_prefix(kScheme.size());
+  } else if (rest.find("://") != std::string_view::npos) {
+    return bad("the scheme must be nats://");
+  }
+  if (rest.find_first_of("/@,? \t") != std::string_view::npos) {
+    return bad("only a host and a port are allowed");
+  }
+  std::string_view host;
+  std::string_view port_text;
+  if (!rest.empty() && rest.front() == '[') {  // [IPv6]:port
+    size_t close = rest.find(']');
+    if (close == std::string_view::npos) return bad("unterminated '['");
+    host = rest.substr(0, close + 1);
+    std::string_view after = rest.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') return bad("expected ':' after ']'");
+      port_text = after.substr(1);
+      if (port_text.empty()) return bad("empty port");
+    }
+  } else {
+    size_t colon = rest.rfind(':');
+    host = rest.substr(0, colon);
+    if (colon != std::string_view::npos) {
+      port_text = rest.substr(colon + 1);
+      if (port_text.empty()) return bad("empty port");
+    }
+    if (host.find(':') != std::string_view::npos) return bad("put an IPv6 host in brackets");
+  }
+  if (host.empty()) return bad("no host");
+  int port = kDefaultPort;
+  if (!port_text.empty()) {
+    auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+    if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 1 ||
+        port > 65535) {
+      return bad(fmt::format("port '{}' is not a number in [1, 65535]", port_text));
+    }
+  }
+  return fmt::format("nats://{}:{}", host, port);
+}
+
+Result<Config> parse_config(const DriverOptions& options) {
+  Config c;
+  for (const auto& [key, value] : options.settings) {
+    const IntSetting* found = nullptr;
+    for (const IntSetting& s : kSettings) {
+      if (s.name == key) found = &s;
+    }
+    if (found == nullptr) {
+      std::string known;
+      for (const IntSetting& s : kSettings) {
+        if (!known.empty()) known += ", ";
+        known += s.name;
+      }
+      return config_error(
+          fmt::format("unknown nats-jetstream setting '{}' (known: {})", key, known));
+    }
+    STRATA_ASSIGN_OR_RETURN(c.*(found->field), parse_int(value, found->min, found->max,
+                                                         fmt::format("setting '{}'", found->name)));
+  }
+  STRATA_ASSIGN_OR_RETURN(c.url, normalize_url(options.url));
+  return c;
+}
+
+// JetStream names: no '.', '*', '>', whitespace or path separators.
+Status check_name(std::string_view name, std::string_view what) {
+  if (name.empty()) return config_error(fmt::format("nats-jetstream: empty {} name", what));
+  if (name.find_first_of(".*> \t\r\n/\\") != std::string_view::npos) {
+    return config_error(fmt::format(
+        "nats-jetstream: {} name '{}' cannot be used as a JetStream name (no '.', '*', '>', "
+        "spaces or slashes)",
+        what, name));
+  }
+  return ok_status();
+}
+
+// ---------------------------------------------------------------------------
+// libnats errors and handles.
+
+// "<what>: <status text> (<library detail>)". The detail is the calling
+// thread's last libnats error, which carries the server's description of a
+// JetStream API failure.
+Error nats_error(std::string_view what, natsStatus s, jsErrCode jerr = static_cast<jsErrCode>(0)) {
+  std::string text = fmt::format("{}: {}", what, natsStatus_GetText(s));
+  natsStatus last = NATS_OK;
+  const char* raw_detail = nats_GetLastError(&last);
+  std::string_view detail = raw_detail != nullptr ? raw_detail : "";
+  if (!detail.empty() && detail.front() == '(') {  // "(conn.c:2088): text"
+    size_t end = detail.find("): ");
+    if (end != std::string_view::npos) detail.remove_prefix(end + 3);
+  }
+  if (last == s && !detail.empty() && detail != natsStatus_GetText(s)) {
+    text += fmt::format(" ({})", detail);
+  }
+  if (jerr != 0) text += fmt::format(" [JetStream error {}]", static_cast<int>(jerr));
+  return Error(Errc::kIoError, std::move(text));
+}
+
+Status open_library() {
+  static std::once_flag once;
+  static natsStatus status = NATS_OK;
+  std::call_once(once, [] { status = nats_Open(-1); });
+  if (status != NATS_OK) return nats_error("nats-jetstream: opening libnats", status);
+  return ok_status();
+}
+
+template <typename T, void (*Destroy)(T*)>
+struct Deleter {
+  void operator()(T* p) const { Destroy(p); }
+};
+template <typename T, void (*Destroy)(T*)>
+using Handle = std::unique_ptr<T, Deleter<T, Destroy>>;
+
+using OptionsPtr = Handle<natsOptions, natsOptions_Destroy>;
+using ConnPtr = Handle<natsConnection, natsConnection_Destroy>;
+using JsPtr = Handle<jsCtx, jsCtx_Destroy>;
+using SubPtr = Handle<natsSubscription, natsSubscription_Destroy>;
+using InboxPtr = Handle<natsInbox, natsInbox_Destroy>;
+using ConsumerInfoPtr = Handle<jsConsumerInfo, jsConsumerInfo_Destroy>;
+
+// A natsMsgList filled by natsSubscription_Fetch, destroyed with its messages.
+class MsgList {
+ public:
+  MsgList() = default;
+  ~MsgList() {
+    if (list_.Msgs != nullptr) natsMsgList_Destroy(&list_);
+  }
+  MsgList(const MsgList&) = delete;
+  MsgList& operator=(const MsgList&) = delete;
+  natsMsgList* get() { return &list_; }
+  int size() const { return list_.Count; }
+  natsMsg* operator[](int i) const { return list_.Msgs[i]; }
+
+ private:
+  natsMsgList list_{};
+};
+
+Result<ConnPtr> connect(const Config& c, const std::string& name) {
+  STRATA_TRY(open_library());
+  natsOptions* raw_opts = nullptr;
+  natsStatus s = natsOptions_Create(&raw_opts);
+  if (s != NATS_OK) return nats_error("nats-jetstream: creating options", s);
+  OptionsPtr opts(raw_opts);
+  s = natsOptions_SetURL(opts.get(), c.url.c_str());
+  if (s == NATS_OK) s = natsOptions_SetTimeout(opts.get(), c.connect_timeout_ms);
+  if (s == NATS_OK) s = natsOptions_SetName(opts.get(), name.c_str());
+  if (s != NATS_OK) return nats_error(fmt::format("nats-jetstream: options for {}", c.url), s);
+  natsConnection* raw_nc = nullptr;
+  s = natsConnection_Connect(&raw_nc, opts.get());
+  if (s != NATS_OK) return nats_error(fmt::format("nats-jetstream: connecting to {}", c.url), s);
+  return ConnPtr(raw_nc);
+}
+
+Result<JsPtr> jetstream(natsConnection* nc, jsOptions* jo) {
+  jsCtx* raw = nullptr;
+  natsStatus s = natsConnection_JetStream(&raw, nc, jo);
+  if (s != NATS_OK) return nats_error("nats-jetstream: JetStream context", s);
+  return JsPtr(raw);
+}
+
+Result<JsPtr> admin_jetstream(natsConnection* nc) {
+  jsOptions jo;
+  jsOptions_Init(&jo);
+  jo.Wait = kApiWaitMs;
+  return jetstream(nc, &jo);
+}
+
+// Creates the durable pull consumer `group` on `stream` unless it exists.
+// Safe to race with other members doing the same: the server accepts a
+// create with an identical configuration, and whoever fails finds it.
+Status ensure_durable(jsCtx* js, const std::string& stream, const std::string& group) {
+  jsConsumerInfo* raw = nullptr;
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  natsStatus s = js_GetConsumerInfo(&raw, js, stream.c_str(), group.c_str(), nullptr, &jerr);
+  ConsumerInfoPtr info(raw);
+  if (s == NATS_OK) return ok_status();
+  if (jerr == JSStreamNotFoundErr) {
+    return Error(
+        Errc::kNotFound,
+        fmt::format("nats-jetstream: stream '{}' does not exist (prepare() creates it)", stream));
+  }
+  if (s != NATS_NOT_FOUND) {
+    return nats_error(
+        fmt::format("nats-jetstream: looking up consumer '{}' of stream '{}'", group, stream), s,
+        jerr);
+  }
+  jsConsumerConfig cc;
+  jsConsumerConfig_Init(&cc);
+  cc.Durable = group.c_str();
+  cc.DeliverPolicy = js_DeliverAll;
+  cc.AckPolicy = js_AckExplicit;
+  cc.AckWait = kConsumerAckWaitS * 1'000'000'000LL;
+  cc.MaxAckPending = kMaxAckPending;
+  s = js_AddConsumer(nullptr, js, stream.c_str(), &cc, nullptr, &jerr);
+  if (s == NATS_OK) return ok_status();
+  Error add_error = nats_error(
+      fmt::format("nats-jetstream: creating consumer '{}' of stream '{}'", group, stream), s, jerr);
+  raw = nullptr;
+  if (js_GetConsumerInfo(&raw, js, stream.c_str(), group.c_str(), nullptr, nullptr) == NATS_OK) {
+    jsConsumerInfo_Destroy(raw);
+    return ok_status();
+  }
+  return add_error;
+}
+
+Status delete_stream(jsCtx* js, const std::string& stream) {
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  natsStatus s = js_DeleteStream(js, stream.c_str(), nullptr, &jerr);
+  if (s == NATS_OK || s == NATS_NOT_FOUND || jerr == JSStreamNotFoundErr) return ok_status();
+  return nats_error(fmt::format("nats-jetstream: deleting stream '{}'", stream), s, jerr);
+}
+
+// ---------------------------------------------------------------------------
+// Producer.
+
+// Acknowledgements handed over from libnats threads to the producer's
+// thread. Each callback's last action is push_*, under the mutex, so once
+// callbacks() reaches what the producer expects no callback touches the
+// queue again.
+class AckQueue {
+ public:
+  struct Event {
+    int64_t send_ns = 0;
+    bool ok = true;
+    std::string error;  // when !ok
+  };
+
+  void push(Event e) {
+    std::lock_guard lock(mu_);
+    events_.push_back(std::move(e));
+    ++callbacks_;
+    cv_.notify_all();
+  }
+  // Marker `id` came back: every core publish before it was handled.
+  void push_marker(uint64_t id) {
+    std::lock_guard lock(mu_);
+    marker_ = std::max(marker_, id);
+    ++callbacks_;
+    cv_.notify_all();
+  }
+  // Moves the queued events into `out` (cleared first); returns the highest
+  // marker seen.
+  uint64_t take(std::vector<Event>& out) {
+    out.clear();
+    std::lock_guard lock(mu_);
+    out.swap(events_);
+    return marker_;
+  }
+  // Waits until the callback count differs from `seen` or `deadline`
+  // passes; returns the count.
+  uint64_t wait_past(uint64_t seen, std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mu_);
+    cv_.wait_until(lock, deadline, [&] { return callbacks_ != seen; });
+    return callbacks_;
+  }
+  uint64_t callbacks() {
+    std::lock_guard lock(mu_);
+    return callbacks_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Event> events_;
+  uint64_t marker_ = 0;
+  uint64_t callbacks_ = 0;
+};
+
+// jsPubAckHandler: one call per successful js_PublishAsync, on a libnats
+// thread, with the original message (ours to destroy).
+void on_pub_ack(jsCtx*, natsMsg* msg, jsPubAck* pa, jsPubAckErr* pae, void* closure) {
+  AckQueue::Event e;
+  std::optional<Stamp> stamp =
+      read_stamp(std::string_view(natsMsg_GetData(msg), natsMsg_GetDataLength(msg)));
+  e.send_ns = stamp ? stamp->send_ns : 0;
+  if (pa == nullptr) {
+    e.ok = false;
+    const char* subject = natsMsg_GetSubject(msg);
+    natsStatus err = pae != nullptr ? pae->Err : NATS_ERR;
+    const char* text = pae != nullptr && pae->ErrText != nullptr ? pae->ErrText : "";
+    std::string_view status_text = natsStatus_GetText(err);
+    bool extra = *text != '\0' && status_text != text;
+    e.error =
+        fmt::format("JetStream publish to '{}' failed: {}{}{}", subject != nullptr ? subject : "",
+                    status_text, extra ? ": " : "", extra ? text : "");
+    if (pae != nullptr && pae->ErrCode != 0) {
+      e.error += fmt::format(" [JetStream error {}]", static_cast<int>(pae->ErrCode));
+    }
+  }
+  natsMsg_Destroy(msg);
+  static_cast<AckQueue*>(closure)->push(std::move(e));
+}
+
+// natsMsgHandler of the acks=0 marker subscription; the payload is the id.
+void on_marker(natsConnection*, natsSubscription*, natsMsg* msg, void* closure) {
+  uint64_t id = 0;
+  const char* data = natsMsg_GetData(msg);
+  (void)std::from_chars(data, data + natsMsg_GetDataLength(msg), id);
+  natsMsg_Destroy(msg);
+  static_cast<AckQueue*>(closure)->push_marker(id);
+}
+
+class NatsProducer final : public Producer {
+ public:
+  NatsProducer(const Config& c, const std::string& topic, int partitions, int index, bool core,
+               AckSink& sink)
+      : config_(c), topic_(topic), core_(core), sink_(sink), next_partition_(index % partitions) {
+    for (int p = 0; p < partitions; ++p)
+      subjects_.push_back(fmt::format("{}.{}", topic, p));
+    marker_every_ = std::max(1, config_.max_pending / 16);
+  }
+
+  ~NatsProducer() override {
+    // Callbacks may still be on their way to the queue; wait for them (each
+    // PubAck is bounded by MaxWait), and if some never come, leave the
+    // queue allocated so that a late callback cannot touch freed memory.
+    uint64_t expected = core_ ? markers_sent_ : published_;
+    auto deadline = std::chrono::steady_clock::now() + ack_deadline();
+    uint64_t seen = queue_->callbacks();
+    while (seen < expected && std::chrono::steady_clock::now() < deadline)
+      seen = queue_->wait_past(seen, deadline);
+    marker_sub_.reset();
+    js_.reset();
+    nc_.reset();
+    if (seen < expected) (void)queue_.release();
+  }
+
+  Status init(ConnPtr nc) {
+    nc_ = std::move(nc);
+    if (core_) {
+      natsInbox* raw_inbox = nullptr;
+      natsStatus s = natsInbox_Create(&raw_inbox);
+      if (s != NATS_OK) return nats_error("nats-jetstream: creating marker inbox", s);
+      InboxPtr inbox(raw_inbox);
+      marker_subject_ = raw_inbox;
+      natsSubscription* raw_sub = nullptr;
+      s = natsConnection_Subscribe(&raw_sub, nc_.get(), marker_subject_.c_str(), on_marker,
+                                   queue_.get());
+      if (s != NATS_OK) return nats_error("nats-jetstream: subscribing to marker inbox", s);
+      marker_sub_.reset(raw_sub);
+      natsSubscription_SetPendingLimits(raw_sub, -1, -1);
+      return ok_status();
+    }
+    jsOptions jo;
+    jsOptions_Init(&jo);
+    jo.Wait = kApiWaitMs;
+    // Our own window (send() waits on it) keeps the library under its limit;
+    // the library's is a backstop.
+    jo.PublishAsync.MaxPending = config_.max_pending;
+    jo.PublishAsync.StallWait = config_.ack_timeout_ms;
+    jo.PublishAsync.AckHandler = on_pub_ack;
+    jo.PublishAsync.AckHandlerClosure = queue_.get();
+    STRATA_ASSIGN_OR_RETURN(js_, jetstream(nc_.get(), &jo));
+    jsPubOptions_Init(&pub_opts_);
+    pub_opts_.MaxWait = config_.ack_timeout_ms;
+    return ok_status();
+  }
+
+  Status send(int partition, std::string_view, std::string_view value) override {
+    if (partition < -1 || partition >= static_cast<int>(subjects_.size())) {
+      return Error(Errc::kInvalidArgument,
+                   fmt::format("nats-jetstream: partition {} out of range for topic '{}' ({})",
+                               partition, topic_, subjects_.size()));
+    }
+    if (value.size() > static_cast<size_t>(INT32_MAX)) {
+      return Error(Errc::kInvalidArgument, "nats-jetstream: message too large");
+    }
+    if (partition == -1) {
+      partition = next_partition_;
+      next_partition_ = (next_partition_ + 1) % static_cast<int>(subjects_.size());
+    }
+    serve();
+    if (outstanding() >= static_cast<uint64_t>(config_.max_pending)) {
+      if (core_ && !unmarked_.empty()) STRATA_TRY(send_marker());
+      auto deadline = std::chrono::steady_clock::now() + ack_deadline();
+      while (outstanding() >= static_cast<uint64_t>(config_.max_pending)) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+          return Error(Errc::kIoError,
+                       fmt::format("nats-jetstream: no acknowledgement from {} for {} ms with {} "
+                                   "messages outstanding",
+                                   config_.url, config_.ack_timeout_ms, outstanding()));
+        }
+        wait_and_serve(deadline);
+      }
+    }
+    const std::string& subject = subjects_[static_cast<size_t>(partition)];
+    int len = static_cast<int>(value.size());
+    if (core_) {
+      natsStatus s = natsConnection_Publish(nc_.get(), subject.c_str(), value.data(), len);
+      if (s != NATS_OK)
+        return nats_error(fmt::format("nats-jetstream: publish to '{}'", subject), s);
+      std::optional<Stamp> stamp = read_stamp(value);
+      unmarked_.push_back(stamp ? stamp->send_ns : 0);
+      ++published_;
+      if (unmarked_.size() >= static_cast<size_t>(marker_every_)) STRATA_TRY(send_marker());
+      return ok_status();
+    }
+    natsStatus s = js_PublishAsync(js_.get(), subject.c_str(), value.data(), len, &pub_opts_);
+    if (s != NATS_OK) {
+      return nats_error(fmt::format("nats-jetstream: async publish to '{}'", subject), s);
+    }
+    ++published_;
+    return ok_status();
+  }
+
+  void poll(std::chrono::milliseconds timeout) override {
+    if (core_ && !unmarked_.empty()) (void)send_marker();
+    if (serve() > 0 || outstanding() == 0) return;
+    wait_and_serve(std::chrono::steady_clock::now() + timeout);
+  }
+
+  Status flush(std::chrono::milliseconds timeout) override {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    if (core_ && !unmarked_.empty()) STRATA_TRY(send_marker());
+    serve();
+    while (outstanding() > 0) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        return Error(Errc::kIoError,
+                     fmt::format("nats-jetstream: flush timed out after {} ms with {} messages "
+                                 "unacknowledged",
+                                 timeout.count(), outstanding()));
+      }
+      wait_and_serve(deadline);
+    }
+    return ok_status();
+  }
+
+ private:
+  struct MarkedBatch {
+    uint64_t id;
+    std::vector<int64_t> send_ns;
+  };
+
+  std::chrono::milliseconds ack_deadline() const {
+    return std::chrono::milliseconds(config_.ack_timeout_ms) + std::chrono::seconds(1);
+  }
+  uint64_t outstanding() const { return published_ - handed_; }
+
+  // acks=0: publishes a marker behind the unmarked messages.
+  Status send_marker() {
+    uint64_t id = markers_sent_ + 1;
+    std::string payload = std::to_string(id);
+    natsStatus s = natsConnection_Publish(nc_.get(), marker_subject_.c_str(), payload.data(),
+                                          static_cast<int>(payload.size()));
+    if (s != NATS_OK) {
+      // Those messages can no longer be confirmed.
+      Error e = nats_error("nats-jetstream: publishing a flush marker", s);
+      for (size_t i = 0; i < unmarked_.size(); ++i)
+        sink_.failed(e.message());
+      handed_ += unmarked_.size();
+      unmarked_.clear();
+      return e;
+    }
+    markers_sent_ = id;
+    batches_.push_back(MarkedBatch{id, std::move(unmarked_)});
+    unmarked_ = {};
+    return ok_status();
+  }
+
+  // Hands what has arrived to the sink; returns how many.
+  size_t serve() {
+    uint64_t marker = queue_->take(events_);
+    size_t n = events_.size();
+    for (const AckQueue::Event& e : events_) {
+      if (e.ok) {
+        sink_.acked(e.send_ns);
+      } else {
+        sink_.failed(e.error);
+      }
+    }
+    while (!batches_.empty() && batches_.front().id <= marker) {
+      for (int64_t ns : batches_.front().send_ns)
+        sink_.acked(ns);
+      n += batches_.front().send_ns.size();
+      batches_.pop_front();
+    }
+    handed_ += n;
+    return n;
+  }
+
+  void wait_and_serve(std::chrono::steady_clock::time_point deadline) {
+    callbacks_seen_ = queue_->wait_past(callbacks_seen_, deadline);
+    serve();
+  }
+
+  Config config_;
+  std::string topic_;
+  bool core_;  // acks=0
+  AckSink& sink_;
+  std::vector<std::string> subjects_;
+  int next_partition_;
+  int marker_every_;
+
+  std::unique_ptr<AckQueue> queue_ = std::make_unique<AckQueue>();
+  ConnPtr nc_;
+  JsPtr js_;
+  SubPtr marker_sub_;
+  jsPubOptions pub_opts_{};
+  std::string marker_subject_;
+
+  uint64_t published_ = 0;       // sent successfully
+  uint64_t handed_ = 0;          // reported to the sink
+  uint64_t callbacks_seen_ = 0;  // queue callbacks already waited past
+  std::vector<AckQueue::Event> events_;
+  // acks=0 bookkeeping.
+  std::vector<int64_t> unmarked_;
+  std::deque<MarkedBatch> batches_;
+  uint64_t markers_sent_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Consumer.
+
+class NatsConsumer final : public Consumer {
+ public:
+  NatsConsumer(ConnPtr nc, JsPtr js, SubPtr sub, int batch, std::string what)
+      : nc_(std::move(nc)),
+        js_(std::move(js)),
+        sub_(std::move(sub)),
+        batch_(batch),
+        what_(std::move(what)) {}
+
+  ~NatsConsumer() override {
+    sub_.reset();
+    js_.reset();
+    nc_.reset();
+  }
+
+  Result<size_t> poll(std::chrono::milliseconds timeout, MessageSink& sink) override {
+    if (!sub_) return Error(Errc::kShutdown, fmt::format("nats-jetstream: {} is closed", what_));
+    MsgList list;
+    jsErrCode jerr = static_cast<jsErrCode>(0);
+    int64_t timeout_ms = std::max<int64_t>(1, timeout.count());
+    natsStatus s = natsSubscription_Fetch(list.get(), sub_.get(), batch_, timeout_ms, &jerr);
+    if (s == NATS_TIMEOUT) return size_t{0};
+    if (s != NATS_OK)
+      return nats_error(fmt::format("nats-jetstream: fetch for {}", what_), s, jerr);
+    natsStatus ack_status = NATS_OK;
+    for (int i = 0; i < list.size(); ++i) {
+      natsMsg* m = list[i];
+      sink.received(std::string_view(natsMsg_GetData(m), natsMsg_GetDataLength(m)));
+      natsStatus a = natsMsg_Ack(m, nullptr);
+      if (a != NATS_OK && ack_status == NATS_OK) ack_status = a;
+    }
+    if (ack_status != NATS_OK) {
+      return nats_error(fmt::format("nats-jetstream: ack for {}", what_), ack_status);
+    }
+    return static_cast<size_t>(list.size());
+  }
+
+  Status close() override {
+    if (!sub_) return ok_status();
+    // Acks are published without waiting; push the last ones out before
+    // leaving, or the server would redeliver those messages after AckWait.
+    natsStatus s = natsConnection_FlushTimeout(nc_.get(), kCloseFlushMs);
+    // Unsubscribing a subscription bound to an existing durable leaves the
+    // durable (the group's position) in place.
+    natsStatus u = natsSubscription_Unsubscribe(sub_.get());
+    sub_.reset();
+    if (s != NATS_OK)
+      return nats_error(fmt::format("nats-jetstream: flushing acks of {}", what_), s);
+    if (u != NATS_OK) return nats_error(fmt::format("nats-jetstream: unsubscribing {}", what_), u);
+    return ok_status();
+  }
+
+ private:
+  ConnPtr nc_;
+  JsPtr js_;
+  SubPtr sub_;
+  int batch_;
+  std::string what_;
+};
+
+// ---------------------------------------------------------------------------
+// Driver.
+
+class NatsDriver final : public Driver {
+ public:
+  NatsDriver(Config c, ConnPtr nc, JsPtr js)
+      : config_(std::move(c)), nc_(std::move(nc)), js_(std::move(js)) {}
+  ~NatsDriver() override {
+    js_.reset();
+    nc_.reset();
+  }
+
+  std::string_view name() const override { return "nats-jetstream"; }
+
+  Status prepare(const Workload& w) override {
+    std::vector<std::string> topics = w.topic_names();
+    std::vector<std::string> groups = w.group_names();
+    for (const std::string& t : topics)
+      STRATA_TRY(check_name(t, "topic"));
+    for (const std::string& g : groups)
+      STRATA_TRY(check_name(g, "group"));
+    for (const std::string& t : topics) {
+      STRATA_TRY(delete_stream(js_.get(), t));
+      std::string subject = t + ".*";
+      const char* subjects[] = {subject.c_str()};
+      jsStreamConfig sc;
+      jsStreamConfig_Init(&sc);
+      sc.Name = t.c_str();
+      sc.Subjects = subjects;
+      sc.SubjectsLen = 1;
+      sc.Storage = js_FileStorage;
+      sc.Retention = js_LimitsPolicy;
+      sc.Replicas = config_.replicas;
+      jsErrCode jerr = static_cast<jsErrCode>(0);
+      natsStatus s = js_AddStream(nullptr, js_.get(), &sc, nullptr, &jerr);
+      if (s != NATS_OK) {
+        return nats_error(fmt::format("nats-jetstream: creating stream '{}'", t), s, jerr);
+      }
+      for (const std::string& g : groups)
+        STRATA_TRY(ensure_durable(js_.get(), t, g));
+    }
+    return ok_status();
+  }
+
+  Result<std::unique_ptr<Producer>> producer(const Workload& w, const std::string& topic, int index,
+                                             AckSink& sink) override {
+    bool core = false;
+    if (w.acks == "0") {
+      core = true;
+    } else if (w.acks != "1" && w.acks != "all") {
+      return config_error(
+          fmt::format("nats-jetstream: acks '{}' (expected \"0\", \"1\" or \"all\")", w.acks));
+    }
+    if (w.partitions < 1) {
+      return config_error(fmt::format("nats-jetstream: {} partitions", w.partitions));
+    }
+    STRATA_TRY(check_name(topic, "topic"));
+    STRATA_ASSIGN_OR_RETURN(ConnPtr nc,
+                            connect(config_, fmt::format("strata-bench producer {}", index)));
+    auto p = std::make_unique<NatsProducer>(config_, topic, w.partitions, std::max(index, 0), core,
+                                            sink);
+    STRATA_TRY(p->init(std::move(nc)));
+    return std::unique_ptr<Producer>(std::move(p));
+  }
+
+  Result<std::unique_ptr<Consumer>> consumer(const Workload&, const std::string& topic,
+                                             const std::string& group, int member,
+                                             int members) override {
+    STRATA_TRY(check_name(topic, "topic"));
+    STRATA_TRY(check_name(group, "group"));
+    std::string what =
+        fmt::format("member {}/{} of group '{}' on '{}'", member, members, group, topic);
+    STRATA_ASSIGN_OR_RETURN(ConnPtr nc, connect(config_, "strata-bench " + what));
+    STRATA_ASSIGN_OR_RETURN(JsPtr js, admin_jetstream(nc.get()));
+    STRATA_TRY(ensure_durable(js.get(), topic, group));
+    jsSubOptions so;
+    jsSubOptions_Init(&so);
+    so.Stream = topic.c_str();
+    so.Consumer = group.c_str();
+    std::string subject = topic + ".*";
+    natsSubscription* raw = nullptr;
+    jsErrCode jerr = static_cast<jsErrCode>(0);
+    natsStatus s =
+        js_PullSubscribe(&raw, js.get(), subject.c_str(), group.c_str(), nullptr, &so, &jerr);
+    if (s != NATS_OK) {
+      return nats_error(fmt::format("nats-jetstream: pull subscribe for {}", what), s, jerr);
+    }
+    SubPtr sub(raw);
+    return std::unique_ptr<Consumer>(std::make_unique<NatsConsumer>(
+        std::move(nc), std::move(js), std::move(sub), config_.fetch_batch, std::move(what)));
+  }
+
+  Status cleanup(const Workload& w) override {
+    Status first;
+    for (const std::string& t : w.topic_names()) {
+      Status s = delete_stream(js_.get(), t);
+      if (!s.ok() && first.ok()) first = std::move(s);
+    }
+    return first;
+  }
+
+ private:
+  Config config_;
+  ConnPtr nc_;  // administration: streams and durables
+  JsPtr js_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Driver>> make_nats_driver(const DriverOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(Config c, parse_config(options));
+  STRATA_ASSIGN_OR_RETURN(ConnPtr nc, connect(c, "strata-bench admin"));
+  STRATA_ASSIGN_OR_RETURN(JsPtr js, admin_jetstream(nc.get()));
+  return std::unique_ptr<Driver>(
+      std::make_unique<NatsDriver>(std::move(c), std::move(nc), std::move(js)));
 }
 
 }  // namespace strata::bench
