@@ -337,19 +337,28 @@ void GroupCoordinator::join_known_member(Group& g, JoinArgs args,
     }
     return add_member_and_rebalance(g, std::move(args), id, std::move(done));
   }
-  auto it = g.members.find(id);
   JoinResult r;
   r.member_id = id;
+  // Fencing is checked first, as Kafka does: a static instance replaced by
+  // a newer member id must hear FENCED_INSTANCE_ID (and shut down), not
+  // UNKNOWN_MEMBER_ID (which would make it rejoin and steal the instance
+  // back).
+  if (args.instance_id) {
+    auto s = g.static_members.find(*args.instance_id);
+    if (s != g.static_members.end() && s->second != id) {
+      r.error = GroupError::kFencedInstanceId;
+      return done(r);
+    }
+  }
+  auto it = g.members.find(id);
   if (it == g.members.end()) {
     r.error = GroupError::kUnknownMemberId;
     return done(r);
   }
-  if (args.instance_id) {
-    auto s = g.static_members.find(*args.instance_id);
-    if (s == g.static_members.end() || s->second != id) {
-      r.error = GroupError::kFencedInstanceId;
-      return done(r);
-    }
+  if (args.instance_id && !g.static_members.contains(*args.instance_id)) {
+    // A known dynamic member id presented with an instance id it never had.
+    r.error = GroupError::kUnknownMemberId;
+    return done(r);
   }
   Member& m = it->second;
   bool protocols_changed = m.protocols.size() != args.protocols.size() ||

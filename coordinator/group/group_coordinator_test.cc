@@ -385,6 +385,13 @@ TEST_F(StableGroup,
   // The old incarnation is fenced; the leader carries on undisturbed.
   EXPECT_EQ(heartbeat(follower, gen, follower_instance), GroupError::kFencedInstanceId);
   EXPECT_EQ(heartbeat(leader, gen), GroupError::kNone);
+  // Its JoinGroup with the old id is fenced too (not UNKNOWN_MEMBER_ID, which
+  // would make it rejoin and take the instance back), and nothing moves.
+  auto stale = join(join_args(follower, follower_instance));
+  ASSERT_TRUE(stale->has_value());
+  EXPECT_EQ((*stale)->error, GroupError::kFencedInstanceId);
+  EXPECT_EQ(state(), GroupState::kStable);
+  EXPECT_EQ(heartbeat((*back)->member_id, gen, follower_instance), GroupError::kNone);
 }
 
 TEST_F(GroupCoordinatorTest, TheProtocolIsChosenByVote) {
