@@ -72,7 +72,7 @@ class Consumer {
   // whatever the system needs to mark them consumed (commit, XACK, ack).
   // Returns how many were handed over; an error is a broken consumer.
   virtual Result<size_t> poll(std::chrono::milliseconds timeout, MessageSink& sink) = 0;
-  // Leaves the group cleanly.
+  // Leaves the group cleanly and releases the client; poll() after it fails.
   virtual Status close() = 0;
 };
 

@@ -116,54 +116,46 @@ class KafkaConsumer final : public Consumer {
     rd_kafka_resp_err_t err = rd_kafka_subscribe(rk, list);
     rd_kafka_topic_partition_list_destroy(list);
     if (err) return tools::kafka_error(err, "subscribe to " + topic);
-    c->queue_ = rd_kafka_queue_get_consumer(rk);
     return std::unique_ptr<Consumer>(std::move(c));
   }
-  ~KafkaConsumer() override {
-    if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
-    if (!closed_ && kafka_) rd_kafka_consumer_close(kafka_->rk());
-  }
+  ~KafkaConsumer() override { (void)close(); }
 
   Result<size_t> poll(std::chrono::milliseconds timeout, MessageSink& sink) override {
-    // Wait for the first message only: consume_batch_queue would hold the
-    // messages already here until the batch filled or the timeout passed,
-    // which adds its timeout to the end-to-end latency. The rest of what is
-    // queued is taken without waiting.
-    rd_kafka_message_t* batch[kConsumeBatch];
-    batch[0] = rd_kafka_consume_queue(queue_, static_cast<int>(timeout.count()));
-    if (batch[0] == nullptr) return 0;
-    ssize_t more = rd_kafka_consume_batch_queue(queue_, 0, batch + 1, kConsumeBatch - 1);
-    ssize_t n = 1 + std::max<ssize_t>(more, 0);
+    // Wait for the first message only, then take what is already queued
+    // without waiting, so no message is held back for a fuller batch.
+    if (!kafka_) return Error(Errc::kInvalidArgument, "poll of a closed consumer");
+    rd_kafka_t* rk = kafka_->rk();
     size_t delivered = 0;
-    rd_kafka_resp_err_t fatal = RD_KAFKA_RESP_ERR_NO_ERROR;
-    for (ssize_t i = 0; i < n; ++i) {
-      rd_kafka_message_t* m = batch[i];
-      if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, static_cast<int>(timeout.count()));
+    for (size_t n = 1; m != nullptr; ++n) {
+      rd_kafka_resp_err_t err = m->err;
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
         sink.received({static_cast<const char*>(m->payload), m->len});
         ++delivered;
-      } else if (m->err == RD_KAFKA_RESP_ERR__FATAL) {
-        fatal = m->err;
       }
+      rd_kafka_message_destroy(m);
       // Other errors are transient consumer events (a broker reconnecting);
       // librdkafka recovers by itself.
-      rd_kafka_message_destroy(m);
+      if (err == RD_KAFKA_RESP_ERR__FATAL) return tools::kafka_error(err, "consume");
+      m = n < kConsumeBatch ? rd_kafka_consumer_poll(rk, 0) : nullptr;
     }
-    if (fatal) return tools::kafka_error(fatal, "consume");
     return delivered;
   }
 
+  // Leaves the group and destroys the client right away. A closed but
+  // undestroyed librdkafka 2.0 consumer whose topic is then deleted (the
+  // runner's cleanup) keeps references to its old partitions and never
+  // finishes rd_kafka_destroy.
   Status close() override {
-    if (closed_) return ok_status();
-    closed_ = true;
+    if (!kafka_) return ok_status();
     rd_kafka_resp_err_t err = rd_kafka_consumer_close(kafka_->rk());
+    kafka_.reset();
     if (err) return tools::kafka_error(err, "close");
     return ok_status();
   }
 
  private:
   std::unique_ptr<Kafka> kafka_;
-  rd_kafka_queue_t* queue_ = nullptr;
-  bool closed_ = false;
 };
 
 class KafkaDriver final : public Driver {
