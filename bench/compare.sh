@@ -8,6 +8,10 @@
 #
 # Systems, each started fresh on loopback with its data in a temp dir:
 #   strata        strata-broker (topics durability=fsync: acks=all waits for fdatasync)
+#   strata-replicated  the same with durability=replicated (acks=all answered
+#                 once in-sync replicas have it, no fdatasync: Kafka's own
+#                 contract, and closer to what redis-aof and nats promise);
+#                 latency workload only
 #   redis-aof     redis-server, appendonly yes, appendfsync everysec
 #   redis-memory  redis-server without persistence
 #   nats          nats-server with JetStream file storage
@@ -30,7 +34,7 @@ cmake --build build -j"${STRATA_JOBS:-2}" --target strata-broker strata-bench >/
 
 bench=$root/build/bench/strata_bench/strata-bench
 broker=$root/build/server/strata-broker
-systems=${SYSTEMS:-strata redis-aof redis-memory nats}
+systems=${SYSTEMS:-strata strata-replicated redis-aof redis-memory nats}
 work=$(mktemp -d /var/tmp/strata-compare-XXXXXX)
 mkdir -p bench/results
 out=${OUT:-$root/bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
@@ -67,10 +71,12 @@ start_system() {
   mkdir -p "$dir"
   extra=()
   case "$name" in
-    strata)
+    strata | strata-replicated)
+      local durability=fsync
+      [ "$name" = strata-replicated ] && durability=replicated
       "$broker" --data-dir "$dir/data" --listen "127.0.0.1:$port" --log-level warn \
         > "$dir/log" 2>&1 &
-      driver=kafka url="127.0.0.1:$port" extra=(-D topic.durability=fsync) ;;
+      driver=kafka url="127.0.0.1:$port" extra=(-D "topic.durability=$durability") ;;
     redis-aof)
       redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --save "" \
         --appendonly yes --appendfsync everysec > "$dir/log" 2>&1 &
@@ -128,6 +134,10 @@ m=re.search(r"copied, ([0-9.]+) s", sys.argv[1]); b=re.match(r"(\d+) bytes", sys
 print(int(b.group(1))/float(m.group(1))/1e6)' "$dd_out")
 
 for system in $systems; do
+  if [ "$system" = strata-replicated ]; then
+    start_system "$system"; run "$system" latency; stop_system
+    continue
+  fi
   start_system "$system"; run "$system" mission; stop_system
   start_system "$system"; run "$system" max-produce --acks 1; stop_system
   start_system "$system"; run "$system" max-produce --acks all; stop_system

@@ -6,7 +6,7 @@ tagged with "system") as the markdown that goes into BENCHMARKS.md.
 import json
 import sys
 
-ORDER = ["strata", "redis-aof", "redis-memory", "nats"]
+ORDER = ["strata", "strata-replicated", "redis-aof", "redis-memory", "nats"]
 
 
 def load(path):

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -180,6 +181,54 @@ void BM_AppendGroupCommit8(benchmark::State& state) {
   state.counters["peak_rss_mib"] = peak_rss_mib();
 }
 BENCHMARK(BM_AppendGroupCommit8)->Arg(256)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// One producer with acks=all and nothing else in flight: each 1 KiB batch is
+// appended, flushed, and only then is the next one sent. The latency of one
+// durable append through the engine (io_uring write, then io_uring
+// fdatasync), next to BM_RawWriteFdatasync doing the same with plain
+// syscalls on the same disk.
+void BM_DurableAppendLatency(benchmark::State& state) {
+  BenchLog log(bench_config());
+  auto batch = SharedBytes::copy_of(make_batch(1, 1'700'000'000'000));
+  std::vector<int64_t> ns;
+  for (auto _ : state) {
+    set_base_offset(batch.data(), Offset(0));
+    bool done = false;
+    auto t0 = std::chrono::steady_clock::now();
+    auto st = log.log().append(batch, {}, [&](Result<AppendResult> r) {
+      if (!r.ok()) std::abort();
+      log.log().flush([&](const Status& s) {
+        if (!s.ok()) std::abort();
+        done = true;
+      });
+    });
+    if (!st.ok()) std::abort();
+    log.loop().run_until([&] { return done; });
+    auto t1 = std::chrono::steady_clock::now();
+    ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+  }
+  report_percentiles(state, ns, "");
+}
+BENCHMARK(BM_DurableAppendLatency)->Iterations(5000);
+
+void BM_RawWriteFdatasync(benchmark::State& state) {
+  auto path = bench_root() / ("strata-bench-raw-" + std::to_string(::getpid()));
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+  if (fd < 0) std::abort();
+  auto batch = make_batch(1, 1'700'000'000'000);
+  std::vector<int64_t> ns;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (::write(fd, batch.data(), batch.size()) != static_cast<ssize_t>(batch.size())) std::abort();
+    if (::fdatasync(fd) != 0) std::abort();
+    auto t1 = std::chrono::steady_clock::now();
+    ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+  }
+  ::close(fd);
+  std::filesystem::remove(path);
+  report_percentiles(state, ns, "");
+}
+BENCHMARK(BM_RawWriteFdatasync)->Iterations(5000);
 
 // One 1 GiB log shared by the read-side benchmarks.
 BenchLog& shared_log() {
