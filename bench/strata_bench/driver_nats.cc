@@ -37,11 +37,21 @@
 //   libnats threads and are queued; the sink only ever sees them inside
 //   send/poll/flush on the producer's thread.
 //
-// Consumers pull with natsSubscription_Fetch in batches of `fetch_batch` and
-// ack every message individually (natsMsg_Ack publishes the ack without
-// waiting for a reply). AckAll on the last message of a batch would be
-// cheaper but wrong here: with several members on one durable it would also
-// ack messages delivered to the other members and not yet handed over.
+// Consumers are pull consumers on the group's durable, speaking the pull
+// protocol themselves: a request to $JS.API.CONSUMER.MSG.NEXT.<stream>.<durable>
+// for `fetch_batch` messages, answered on the member's own inbox; the next
+// request goes out as soon as the previous one is filled or ends (a 408 or
+// 409 status), so the server always has one waiting. Every message is acked
+// individually ("+ACK" to its reply subject, not waiting for a reply). AckAll
+// on the last message of a batch would be cheaper but wrong here: with
+// several members on one durable it would also ack messages delivered to
+// the other members and not yet handed over.
+//
+// natsSubscription_Fetch is not used: in libnats 3.4.1 (Debian 12) it
+// compares its count with the request's batch after reducing that batch by
+// the messages it took from earlier, late deliveries, so once more than half
+// a batch is waiting it writes past the array it allocated (seen as heap
+// corruption under the mission workload, where consumers fall behind).
 //
 // Settings (-D key=value): max_pending (4096), fetch_batch (256),
 // ack_timeout_ms (30000: a PubAck missing this long fails the message),
@@ -245,23 +255,7 @@ using JsPtr = Handle<jsCtx, jsCtx_Destroy>;
 using SubPtr = Handle<natsSubscription, natsSubscription_Destroy>;
 using InboxPtr = Handle<natsInbox, natsInbox_Destroy>;
 using ConsumerInfoPtr = Handle<jsConsumerInfo, jsConsumerInfo_Destroy>;
-
-// A natsMsgList filled by natsSubscription_Fetch, destroyed with its messages.
-class MsgList {
- public:
-  MsgList() = default;
-  ~MsgList() {
-    if (list_.Msgs != nullptr) natsMsgList_Destroy(&list_);
-  }
-  MsgList(const MsgList&) = delete;
-  MsgList& operator=(const MsgList&) = delete;
-  natsMsgList* get() { return &list_; }
-  int size() const { return list_.Count; }
-  natsMsg* operator[](int i) const { return list_.Msgs[i]; }
-
- private:
-  natsMsgList list_{};
-};
+using MsgPtr = Handle<natsMsg, natsMsg_Destroy>;
 
 Result<ConnPtr> connect(const Config& c, const std::string& name) {
   STRATA_TRY(open_library());
@@ -641,62 +635,135 @@ class NatsProducer final : public Producer {
 
 class NatsConsumer final : public Consumer {
  public:
-  NatsConsumer(ConnPtr nc, JsPtr js, SubPtr sub, int batch, std::string what)
+  NatsConsumer(ConnPtr nc, SubPtr sub, std::string inbox, std::string next_subject, int batch,
+               std::string what)
       : nc_(std::move(nc)),
-        js_(std::move(js)),
         sub_(std::move(sub)),
+        inbox_(std::move(inbox)),
+        next_subject_(std::move(next_subject)),
         batch_(batch),
         what_(std::move(what)) {}
 
   ~NatsConsumer() override {
     sub_.reset();
-    js_.reset();
     nc_.reset();
   }
 
   Result<size_t> poll(std::chrono::milliseconds timeout, MessageSink& sink) override {
     if (!sub_) return Error(Errc::kShutdown, fmt::format("nats-jetstream: {} is closed", what_));
-    MsgList list;
-    jsErrCode jerr = static_cast<jsErrCode>(0);
-    int64_t timeout_ms = std::max<int64_t>(1, timeout.count());
-    natsStatus s = natsSubscription_Fetch(list.get(), sub_.get(), batch_, timeout_ms, &jerr);
-    if (s == NATS_TIMEOUT) return size_t{0};
-    if (s != NATS_OK)
-      return nats_error(fmt::format("nats-jetstream: fetch for {}", what_), s, jerr);
-    natsStatus ack_status = NATS_OK;
-    for (int i = 0; i < list.size(); ++i) {
-      natsMsg* m = list[i];
-      sink.received(std::string_view(natsMsg_GetData(m), natsMsg_GetDataLength(m)));
-      natsStatus a = natsMsg_Ack(m, nullptr);
-      if (a != NATS_OK && ack_status == NATS_OK) ack_status = a;
+    auto now = std::chrono::steady_clock::now();
+    // A request the server should long have ended (its 408 lost with a
+    // reconnect) is given up on; late messages from it are still handled.
+    if (!request_open_ || now >= request_deadline_ + kRequestGrace) STRATA_TRY(request_more());
+    const auto deadline = now + timeout;
+    size_t delivered = 0;
+    while (delivered < static_cast<size_t>(batch_)) {
+      // Wait for the first message only; take the rest of what is queued.
+      int64_t wait_ms = 0;
+      if (delivered == 0) {
+        wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      deadline - std::chrono::steady_clock::now())
+                      .count();
+        if (wait_ms <= 0) break;
+      }
+      natsMsg* raw = nullptr;
+      natsStatus s = natsSubscription_NextMsg(&raw, sub_.get(), wait_ms);
+      if (s == NATS_TIMEOUT) break;
+      if (s != NATS_OK)
+        return nats_error(fmt::format("nats-jetstream: next message for {}", what_), s);
+      MsgPtr m(raw);
+      const char* reply = natsMsg_GetReply(m.get());
+      if (reply == nullptr || *reply == '\0') {
+        // A status for the request (404/408 no more messages, 409 the
+        // consumer's limits or deletion; 100 heartbeats are not asked for):
+        // the request has ended.
+        request_open_ = false;
+        if (delivered == 0 && std::chrono::steady_clock::now() < deadline) {
+          STRATA_TRY(request_more());
+        }
+        continue;
+      }
+      sink.received(std::string_view(natsMsg_GetData(m.get()), natsMsg_GetDataLength(m.get())));
+      ++delivered;
+      s = natsConnection_Publish(nc_.get(), reply, "+ACK", 4);
+      if (s != NATS_OK) return nats_error(fmt::format("nats-jetstream: ack for {}", what_), s);
+      if (--remaining_ <= 0) {
+        request_open_ = false;
+        STRATA_TRY(request_more());
+      }
     }
-    if (ack_status != NATS_OK) {
-      return nats_error(fmt::format("nats-jetstream: ack for {}", what_), ack_status);
-    }
-    return static_cast<size_t>(list.size());
+    return delivered;
   }
 
   Status close() override {
     if (!sub_) return ok_status();
-    // Acks are published without waiting; push the last ones out before
-    // leaving, or the server would redeliver those messages after AckWait.
+    // A pull request cannot be withdrawn: until it ends, the server may send
+    // it messages, which nobody would ack before AckWait. Wait for its end
+    // and hand back (NAK) whatever arrives or is still queued, so the other
+    // members get those messages at once.
+    Status nak_status = ok_status();
+    auto deadline = std::min(request_deadline_ + kRequestGrace,
+                             std::chrono::steady_clock::now() + kRequestExpires + kRequestGrace);
+    for (;;) {
+      int64_t wait_ms = 0;
+      if (request_open_) {
+        wait_ms = std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           deadline - std::chrono::steady_clock::now())
+                                           .count());
+      }
+      natsMsg* raw = nullptr;
+      if (natsSubscription_NextMsg(&raw, sub_.get(), wait_ms) != NATS_OK) break;
+      MsgPtr m(raw);
+      const char* reply = natsMsg_GetReply(m.get());
+      if (reply == nullptr || *reply == '\0') {
+        request_open_ = false;
+        continue;
+      }
+      natsStatus n = natsConnection_Publish(nc_.get(), reply, "-NAK", 4);
+      if (n != NATS_OK && nak_status.ok())
+        nak_status = nats_error(fmt::format("nats-jetstream: nak for {}", what_), n);
+      if (--remaining_ <= 0) request_open_ = false;
+    }
+    // Acks and naks are published without waiting; push the last ones out
+    // before leaving, or the server would redeliver only after AckWait.
     natsStatus s = natsConnection_FlushTimeout(nc_.get(), kCloseFlushMs);
-    // Unsubscribing a subscription bound to an existing durable leaves the
-    // durable (the group's position) in place.
     natsStatus u = natsSubscription_Unsubscribe(sub_.get());
     sub_.reset();
     if (s != NATS_OK)
       return nats_error(fmt::format("nats-jetstream: flushing acks of {}", what_), s);
     if (u != NATS_OK) return nats_error(fmt::format("nats-jetstream: unsubscribing {}", what_), u);
-    return ok_status();
+    return nak_status;
   }
 
  private:
+  static constexpr std::chrono::milliseconds kRequestExpires{500};
+  static constexpr std::chrono::milliseconds kRequestGrace{1000};
+
+  // Asks the durable for the next `batch_` messages, delivered to our inbox.
+  // The group's position is the durable's: members share it.
+  Status request_more() {
+    std::string body =
+        fmt::format("{{\"batch\":{},\"expires\":{}}}", batch_,
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(kRequestExpires).count());
+    natsStatus s = natsConnection_PublishRequest(nc_.get(), next_subject_.c_str(), inbox_.c_str(),
+                                                 body.data(), static_cast<int>(body.size()));
+    if (s != NATS_OK)
+      return nats_error(fmt::format("nats-jetstream: pull request for {}", what_), s);
+    request_open_ = true;
+    remaining_ = batch_;
+    request_deadline_ = std::chrono::steady_clock::now() + kRequestExpires;
+    return ok_status();
+  }
+
   ConnPtr nc_;
-  JsPtr js_;
   SubPtr sub_;
+  std::string inbox_;
+  std::string next_subject_;
   int batch_;
   std::string what_;
+  bool request_open_ = false;
+  int64_t remaining_ = 0;
+  std::chrono::steady_clock::time_point request_deadline_{};
 };
 
 // ---------------------------------------------------------------------------
@@ -774,21 +841,23 @@ class NatsDriver final : public Driver {
     STRATA_ASSIGN_OR_RETURN(ConnPtr nc, connect(config_, "strata-bench " + what));
     STRATA_ASSIGN_OR_RETURN(JsPtr js, admin_jetstream(nc.get()));
     STRATA_TRY(ensure_durable(js.get(), topic, group));
-    jsSubOptions so;
-    jsSubOptions_Init(&so);
-    so.Stream = topic.c_str();
-    so.Consumer = group.c_str();
-    std::string subject = topic + ".*";
+    js.reset();
+    natsInbox* raw_inbox = nullptr;
+    natsStatus s = natsInbox_Create(&raw_inbox);
+    if (s != NATS_OK) return nats_error("nats-jetstream: creating an inbox", s);
+    InboxPtr inbox(raw_inbox);
     natsSubscription* raw = nullptr;
-    jsErrCode jerr = static_cast<jsErrCode>(0);
-    natsStatus s =
-        js_PullSubscribe(&raw, js.get(), subject.c_str(), group.c_str(), nullptr, &so, &jerr);
+    s = natsConnection_SubscribeSync(&raw, nc.get(), raw_inbox);
     if (s != NATS_OK) {
-      return nats_error(fmt::format("nats-jetstream: pull subscribe for {}", what), s, jerr);
+      return nats_error(fmt::format("nats-jetstream: subscribing to the inbox of {}", what), s);
     }
     SubPtr sub(raw);
-    return std::unique_ptr<Consumer>(std::make_unique<NatsConsumer>(
-        std::move(nc), std::move(js), std::move(sub), config_.fetch_batch, std::move(what)));
+    // The server sends at most a batch per request; never drop any of it.
+    natsSubscription_SetPendingLimits(raw, -1, -1);
+    return std::unique_ptr<Consumer>(
+        std::make_unique<NatsConsumer>(std::move(nc), std::move(sub), std::string(raw_inbox),
+                                       fmt::format("$JS.API.CONSUMER.MSG.NEXT.{}.{}", topic, group),
+                                       config_.fetch_batch, std::move(what)));
   }
 
   Status cleanup(const Workload& w) override {
