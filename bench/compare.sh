@@ -40,6 +40,7 @@ mkdir -p bench/results
 out=${OUT:-$root/bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
 : > "$out"
 server_pid=
+server_dir=
 cleanup() {
   [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
   rm -rf "$work"
@@ -67,6 +68,7 @@ start_system() {
   local name=$1 port dir
   port=$(free_port)
   dir="$work/$name"
+  server_dir=$dir
   rm -rf "$dir"
   mkdir -p "$dir"
   extra=()
@@ -93,10 +95,19 @@ start_system() {
   server_pid=$!
   wait_port "$port"
 }
+# Stops the server, deletes its data and lets the disk settle (writeback of
+# tens of GB from a throughput run would otherwise stall the next run's
+# fdatasyncs), then empties the page cache so every run starts alike.
 stop_system() {
   kill -TERM "$server_pid" 2>/dev/null || true
   wait "$server_pid" 2>/dev/null || true
   server_pid=
+  if [ -n "$server_dir" ]; then
+    rm -rf "$server_dir"
+    server_dir=
+  fi
+  sync
+  echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
 }
 
 # run SYSTEM WORKLOAD [flags...]: one strata-bench run, its JSON tagged with
