@@ -657,6 +657,7 @@ class NatsConsumer final : public Consumer {
     if (!request_open_ || now >= request_deadline_ + kRequestGrace) STRATA_TRY(request_more());
     const auto deadline = now + timeout;
     size_t delivered = 0;
+    bool asked_again = false;
     while (delivered < static_cast<size_t>(batch_)) {
       // Wait for the first message only; take the rest of what is queued.
       int64_t wait_ms = 0;
@@ -676,10 +677,12 @@ class NatsConsumer final : public Consumer {
       if (reply == nullptr || *reply == '\0') {
         // A status for the request (404/408 no more messages, 409 the
         // consumer's limits or deletion; 100 heartbeats are not asked for):
-        // the request has ended.
+        // the request has ended. One new request per poll, so a server
+        // that refuses at once (409) is not asked again in a tight loop.
         request_open_ = false;
-        if (delivered == 0 && std::chrono::steady_clock::now() < deadline) {
+        if (delivered == 0 && !asked_again && std::chrono::steady_clock::now() < deadline) {
           STRATA_TRY(request_more());
+          asked_again = true;
         }
         continue;
       }
