@@ -53,7 +53,7 @@
 // a batch is waiting it writes past the array it allocated (seen as heap
 // corruption under the mission workload, where consumers fall behind).
 //
-// Settings (-D key=value): max_pending (4096), fetch_batch (256),
+// Settings (-D key=value): max_pending (4096), fetch_batch (1000),
 // ack_timeout_ms (30000: a PubAck missing this long fails the message),
 // connect_timeout_ms (2000), replicas (1).
 //
@@ -92,7 +92,7 @@ constexpr int64_t kMaxAckPending = 1 << 16;
 struct Config {
   std::string url;
   int max_pending = 4096;
-  int fetch_batch = 256;
+  int fetch_batch = 1000;
   int ack_timeout_ms = 30'000;
   int connect_timeout_ms = 2'000;
   int replicas = 1;
