@@ -85,6 +85,9 @@ class NatsDriverTest : public ::testing::Test {
         port_, (dir_ / "nats-server.log").string());
     DriverOptions o;
     o.url = "nats://127.0.0.1:" + std::to_string(port_);
+    // Pull requests smaller than what the tests produce, so reading a topic
+    // takes several requests and a member can stop partway through it.
+    o.settings.emplace("fetch_batch", "100");
     auto d = make_nats_driver(o);
     ASSERT_TRUE(d.ok()) << d.error().to_string();
     driver_ = std::move(*d);
