@@ -346,31 +346,12 @@ Status reset(const Globals& g, const ResetOptions& o) {
 Status remove(const Globals& g, const std::vector<std::string>& groups) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_TRY(k->metadata());
-  std::vector<rd_kafka_DeleteGroup_t*> dels;
-  for (const auto& gr : groups)
-    dels.push_back(rd_kafka_DeleteGroup_new(gr.c_str()));
-  auto ev = k->admin(RD_KAFKA_ADMIN_OP_DELETEGROUPS, [&](auto* o, auto* q) {
-    rd_kafka_DeleteGroups(k->rk(), dels.data(), dels.size(), o, q);
-  });
-  for (auto* d : dels)
-    rd_kafka_DeleteGroup_destroy(d);
-  if (!ev) return std::move(ev).error();
-  size_t n = 0;
-  const auto** res =
-      rd_kafka_DeleteGroups_result_groups(rd_kafka_event_DeleteGroups_result(ev->get()), &n);
-  std::optional<Error> first;
-  for (size_t i = 0; i < n; ++i) {
-    if (const auto* e = rd_kafka_group_result_error(res[i])) {
-      if (!first) {
-        first = kafka_error(rd_kafka_error_code(e),
-                            fmt::format("delete group {}", rd_kafka_group_result_name(res[i])),
-                            rd_kafka_error_string(e));
-      }
-    } else if (!g.json) {
-      std::printf("deleted group %s\n", rd_kafka_group_result_name(res[i]));
-    }
+  STRATA_ASSIGN_OR_RETURN(auto results, k->delete_groups(groups));
+  if (!g.json) {
+    for (const auto& r : results)
+      if (r.error == RD_KAFKA_RESP_ERR_NO_ERROR) std::printf("deleted group %s\n", r.name.c_str());
   }
-  if (first) return *first;
+  STRATA_TRY(first_failure(results, "delete group"));
   if (g.json) print_json({{"deleted", groups}});
   return ok_status();
 }

@@ -64,22 +64,8 @@ Status create(const Globals& g, const std::string& name, int partitions, int rf,
               const std::vector<std::string>& config_kvs) {
   STRATA_ASSIGN_OR_RETURN(auto configs, parse_configs(config_kvs));
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
-  char err[512];
-  rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(name.c_str(), partitions, rf, err, sizeof(err));
-  if (nt == nullptr) return Error(Errc::kInvalidArgument, err);
-  for (const auto& [key, v] : configs)
-    rd_kafka_NewTopic_set_config(nt, key.c_str(), v.c_str());
-  auto ev = k->admin(RD_KAFKA_ADMIN_OP_CREATETOPICS,
-                     [&](auto* o, auto* q) { rd_kafka_CreateTopics(k->rk(), &nt, 1, o, q); });
-  rd_kafka_NewTopic_destroy(nt);
-  if (!ev) return std::move(ev).error();
-  size_t n = 0;
-  const auto** res =
-      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev->get()), &n);
-  if (n == 1 && rd_kafka_topic_result_error(res[0])) {
-    return kafka_error(rd_kafka_topic_result_error(res[0]), "create topic " + name,
-                       rd_kafka_topic_result_error_string(res[0]));
-  }
+  STRATA_ASSIGN_OR_RETURN(auto results, k->create_topics({{name, partitions, rf, configs}}));
+  STRATA_TRY(first_failure(results, "create topic"));
   if (g.json) {
     print_json({{"created", name},
                 {"partitions", partitions},
@@ -208,30 +194,12 @@ Status alter(const Globals& g, const std::string& name, int partitions,
 
 Status remove(const Globals& g, const std::vector<std::string>& names) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
-  std::vector<rd_kafka_DeleteTopic_t*> dels;
-  for (const auto& n : names)
-    dels.push_back(rd_kafka_DeleteTopic_new(n.c_str()));
-  auto ev = k->admin(RD_KAFKA_ADMIN_OP_DELETETOPICS, [&](auto* o, auto* q) {
-    rd_kafka_DeleteTopics(k->rk(), dels.data(), dels.size(), o, q);
-  });
-  for (auto* d : dels)
-    rd_kafka_DeleteTopic_destroy(d);
-  if (!ev) return std::move(ev).error();
-  size_t n = 0;
-  const auto** res =
-      rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(ev->get()), &n);
-  std::optional<Error> first;
-  for (size_t i = 0; i < n; ++i) {
-    if (auto e = rd_kafka_topic_result_error(res[i])) {
-      if (!first) {
-        first = kafka_error(e, fmt::format("delete topic {}", rd_kafka_topic_result_name(res[i])),
-                            rd_kafka_topic_result_error_string(res[i]));
-      }
-    } else if (!g.json) {
-      std::printf("deleted topic %s\n", rd_kafka_topic_result_name(res[i]));
-    }
+  STRATA_ASSIGN_OR_RETURN(auto results, k->delete_topics(names));
+  if (!g.json) {
+    for (const auto& r : results)
+      if (r.error == RD_KAFKA_RESP_ERR_NO_ERROR) std::printf("deleted topic %s\n", r.name.c_str());
   }
-  if (first) return *first;
+  STRATA_TRY(first_failure(results, "delete topic"));
   if (g.json) print_json({{"deleted", names}});
   return ok_status();
 }

@@ -11,6 +11,30 @@ Error kafka_error(rd_kafka_resp_err_t err, std::string_view what, const char* de
   return Error(Errc::kIoError, msg);
 }
 
+Status first_failure(const std::vector<NameResult>& results, std::string_view what,
+                     rd_kafka_resp_err_t tolerated) {
+  for (const auto& r : results) {
+    if (r.error != RD_KAFKA_RESP_ERR_NO_ERROR && r.error != tolerated) {
+      return kafka_error(r.error, fmt::format("{} {}", what, r.name), r.message.c_str());
+    }
+  }
+  return ok_status();
+}
+
+namespace {
+
+std::vector<NameResult> topic_results(const rd_kafka_topic_result_t** res, size_t n) {
+  std::vector<NameResult> out;
+  for (size_t i = 0; i < n; ++i) {
+    const char* text = rd_kafka_topic_result_error_string(res[i]);
+    out.push_back({rd_kafka_topic_result_name(res[i]), rd_kafka_topic_result_error(res[i]),
+                   text != nullptr ? text : ""});
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Kafka>> Kafka::create(
     const Globals& g, Kind kind, const std::map<std::string, std::string>& extra,
     const std::function<void(rd_kafka_conf_t*)>& customize) {
@@ -143,6 +167,69 @@ Result<std::vector<int64_t>> Kafka::offsets_for_times(const std::string& topic,
   }
   rd_kafka_topic_partition_list_destroy(list);
   if (err) return kafka_error(err, fmt::format("offsets for time {} in {}", ts, topic));
+  return out;
+}
+
+Result<std::vector<NameResult>> Kafka::create_topics(const std::vector<NewTopic>& topics) {
+  std::vector<rd_kafka_NewTopic_t*> specs;
+  auto destroy = [&] { rd_kafka_NewTopic_destroy_array(specs.data(), specs.size()); };
+  char err[512];
+  for (const auto& t : topics) {
+    rd_kafka_NewTopic_t* nt =
+        rd_kafka_NewTopic_new(t.name.c_str(), t.partitions, t.replication_factor, err, sizeof(err));
+    if (nt == nullptr) {
+      destroy();
+      return Error(Errc::kInvalidArgument, err);
+    }
+    for (const auto& [k, v] : t.configs)
+      rd_kafka_NewTopic_set_config(nt, k.c_str(), v.c_str());
+    specs.push_back(nt);
+  }
+  auto ev = admin(RD_KAFKA_ADMIN_OP_CREATETOPICS, [&](auto* o, auto* q) {
+    rd_kafka_CreateTopics(rk_, specs.data(), specs.size(), o, q);
+  });
+  destroy();
+  STRATA_TRY(ev);
+  size_t n = 0;
+  const auto** res =
+      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev->get()), &n);
+  return topic_results(res, n);
+}
+
+Result<std::vector<NameResult>> Kafka::delete_topics(const std::vector<std::string>& names) {
+  std::vector<rd_kafka_DeleteTopic_t*> dels;
+  for (const auto& name : names)
+    dels.push_back(rd_kafka_DeleteTopic_new(name.c_str()));
+  auto ev = admin(RD_KAFKA_ADMIN_OP_DELETETOPICS, [&](auto* o, auto* q) {
+    rd_kafka_DeleteTopics(rk_, dels.data(), dels.size(), o, q);
+  });
+  rd_kafka_DeleteTopic_destroy_array(dels.data(), dels.size());
+  STRATA_TRY(ev);
+  size_t n = 0;
+  const auto** res =
+      rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(ev->get()), &n);
+  return topic_results(res, n);
+}
+
+Result<std::vector<NameResult>> Kafka::delete_groups(const std::vector<std::string>& names) {
+  std::vector<rd_kafka_DeleteGroup_t*> dels;
+  for (const auto& name : names)
+    dels.push_back(rd_kafka_DeleteGroup_new(name.c_str()));
+  auto ev = admin(RD_KAFKA_ADMIN_OP_DELETEGROUPS, [&](auto* o, auto* q) {
+    rd_kafka_DeleteGroups(rk_, dels.data(), dels.size(), o, q);
+  });
+  rd_kafka_DeleteGroup_destroy_array(dels.data(), dels.size());
+  STRATA_TRY(ev);
+  size_t n = 0;
+  const auto** res =
+      rd_kafka_DeleteGroups_result_groups(rd_kafka_event_DeleteGroups_result(ev->get()), &n);
+  std::vector<NameResult> out;
+  for (size_t i = 0; i < n; ++i) {
+    const rd_kafka_error_t* e = rd_kafka_group_result_error(res[i]);
+    out.push_back({rd_kafka_group_result_name(res[i]),
+                   e != nullptr ? rd_kafka_error_code(e) : RD_KAFKA_RESP_ERR_NO_ERROR,
+                   e != nullptr ? rd_kafka_error_string(e) : ""});
+  }
   return out;
 }
 

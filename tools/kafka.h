@@ -32,6 +32,18 @@ struct Globals {
 // A failure whose text is the broker's (or librdkafka's) error name and message.
 Error kafka_error(rd_kafka_resp_err_t err, std::string_view what, const char* detail = nullptr);
 
+// The outcome, for one topic or group, of an admin call over several.
+struct NameResult {
+  std::string name;
+  rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+  std::string message;  // the broker's text, when `error` is set
+};
+
+// The first result whose error is neither success nor `tolerated`, as an
+// Error naming `what` and the topic or group; ok if there is none.
+Status first_failure(const std::vector<NameResult>& results, std::string_view what,
+                     rd_kafka_resp_err_t tolerated = RD_KAFKA_RESP_ERR_NO_ERROR);
+
 struct EventDeleter {
   void operator()(rd_kafka_event_t* e) const { rd_kafka_event_destroy(e); }
 };
@@ -84,6 +96,18 @@ class Kafka {
   Result<std::vector<int64_t>> offsets_for_times(const std::string& topic,
                                                  const std::vector<int32_t>& partitions,
                                                  int64_t ts);
+
+  struct NewTopic {
+    std::string name;
+    int partitions = 1;
+    int replication_factor = -1;  // the broker's default
+    std::map<std::string, std::string> configs;
+  };
+  // One request each; a result per topic or group (an Error only when the
+  // request as a whole failed or a topic spec is invalid).
+  Result<std::vector<NameResult>> create_topics(const std::vector<NewTopic>& topics);
+  Result<std::vector<NameResult>> delete_topics(const std::vector<std::string>& names);
+  Result<std::vector<NameResult>> delete_groups(const std::vector<std::string>& names);
 
   // Runs an admin operation: `start` issues it on the given options and
   // queue; the result event comes back (top-level errors already checked).

@@ -200,88 +200,27 @@ class KafkaDriver final : public Driver {
 
  private:
   Status create_topics(const Workload& w) {
-    auto names = w.topic_names();
-    std::vector<rd_kafka_NewTopic_t*> topics;
-    char err[512];
-    for (const auto& name : names) {
-      rd_kafka_NewTopic_t* t =
-          rd_kafka_NewTopic_new(name.c_str(), w.partitions, -1, err, sizeof(err));
-      if (t == nullptr) return Error(Errc::kInvalidArgument, err);
-      for (const auto& [k, v] : topic_configs_)
-        rd_kafka_NewTopic_set_config(t, k.c_str(), v.c_str());
-      topics.push_back(t);
+    std::vector<Kafka::NewTopic> topics;
+    for (const auto& name : w.topic_names())
+      topics.push_back({name, w.partitions, -1, topic_configs_});
+    STRATA_ASSIGN_OR_RETURN(auto results, admin_->create_topics(topics));
+    for (const auto& r : results) {
+      if (r.error == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
+        return Error(Errc::kAlreadyExists, "topic " + r.name + " still exists");
     }
-    auto ev = admin_->admin(RD_KAFKA_ADMIN_OP_CREATETOPICS, [&](auto* o, auto* q) {
-      rd_kafka_CreateTopics(admin_->rk(), topics.data(), topics.size(), o, q);
-    });
-    rd_kafka_NewTopic_destroy_array(topics.data(), topics.size());
-    STRATA_TRY(ev);
-    size_t n = 0;
-    const auto** results =
-        rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev->get()), &n);
-    for (size_t i = 0; i < n; ++i) {
-      if (rd_kafka_topic_result_error(results[i]) == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
-        return Error(
-            Errc::kAlreadyExists,
-            std::string("topic ") + rd_kafka_topic_result_name(results[i]) + " still exists");
-    }
-    return check_topic_results(results, n, "create topic", RD_KAFKA_RESP_ERR_NO_ERROR);
+    return tools::first_failure(results, "create topic");
   }
 
   Status delete_topics(const Workload& w) {
-    auto names = w.topic_names();
-    std::vector<rd_kafka_DeleteTopic_t*> topics;
-    for (const auto& name : names)
-      topics.push_back(rd_kafka_DeleteTopic_new(name.c_str()));
-    auto ev = admin_->admin(RD_KAFKA_ADMIN_OP_DELETETOPICS, [&](auto* o, auto* q) {
-      rd_kafka_DeleteTopics(admin_->rk(), topics.data(), topics.size(), o, q);
-    });
-    rd_kafka_DeleteTopic_destroy_array(topics.data(), topics.size());
-    STRATA_TRY(ev);
-    size_t n = 0;
-    const auto** results =
-        rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(ev->get()), &n);
-    return check_topic_results(results, n, "delete topic", RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
-  }
-
-  // Every result is success or `tolerated`.
-  static Status check_topic_results(const rd_kafka_topic_result_t** results, size_t n,
-                                    std::string_view what, rd_kafka_resp_err_t tolerated) {
-    for (size_t i = 0; i < n; ++i) {
-      rd_kafka_resp_err_t e = rd_kafka_topic_result_error(results[i]);
-      if (e != RD_KAFKA_RESP_ERR_NO_ERROR && e != tolerated) {
-        return tools::kafka_error(e,
-                                  std::string(what) + " " + rd_kafka_topic_result_name(results[i]),
-                                  rd_kafka_topic_result_error_string(results[i]));
-      }
-    }
-    return ok_status();
+    STRATA_ASSIGN_OR_RETURN(auto results, admin_->delete_topics(w.topic_names()));
+    return tools::first_failure(results, "delete topic", RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
   }
 
   Status delete_groups(const Workload& w) {
     auto names = w.group_names();
     if (names.empty()) return ok_status();
-    std::vector<rd_kafka_DeleteGroup_t*> groups;
-    for (const auto& name : names)
-      groups.push_back(rd_kafka_DeleteGroup_new(name.c_str()));
-    auto ev = admin_->admin(RD_KAFKA_ADMIN_OP_DELETEGROUPS, [&](auto* o, auto* q) {
-      rd_kafka_DeleteGroups(admin_->rk(), groups.data(), groups.size(), o, q);
-    });
-    rd_kafka_DeleteGroup_destroy_array(groups.data(), groups.size());
-    STRATA_TRY(ev);
-    size_t n = 0;
-    const auto** results =
-        rd_kafka_DeleteGroups_result_groups(rd_kafka_event_DeleteGroups_result(ev->get()), &n);
-    for (size_t i = 0; i < n; ++i) {
-      const rd_kafka_error_t* e = rd_kafka_group_result_error(results[i]);
-      if (e == nullptr) continue;
-      rd_kafka_resp_err_t code = rd_kafka_error_code(e);
-      if (code == RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) continue;
-      return tools::kafka_error(
-          code, std::string("delete group ") + rd_kafka_group_result_name(results[i]),
-          rd_kafka_error_string(e));
-    }
-    return ok_status();
+    STRATA_ASSIGN_OR_RETURN(auto results, admin_->delete_groups(names));
+    return tools::first_failure(results, "delete group", RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND);
   }
 
   tools::Globals globals_;
