@@ -633,6 +633,21 @@ class NatsProducer final : public Producer {
 // ---------------------------------------------------------------------------
 // Consumer.
 
+// Milliseconds left until `deadline`, never negative.
+int64_t ms_until(std::chrono::steady_clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return std::max<int64_t>(0, left.count());
+}
+
+// The subject to ack a pulled message on; null for a status message about
+// the pull request itself (404/408 no more messages, 409 the consumer's
+// limits or deletion; 100 heartbeats are not asked for), which has none.
+const char* ack_subject(natsMsg* m) {
+  const char* reply = natsMsg_GetReply(m);
+  return reply != nullptr && *reply != '\0' ? reply : nullptr;
+}
+
 class NatsConsumer final : public Consumer {
  public:
   NatsConsumer(ConnPtr nc, SubPtr sub, std::string inbox, std::string next_subject, int batch,
@@ -662,10 +677,8 @@ class NatsConsumer final : public Consumer {
       // Wait for the first message only; take the rest of what is queued.
       int64_t wait_ms = 0;
       if (delivered == 0) {
-        wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      deadline - std::chrono::steady_clock::now())
-                      .count();
-        if (wait_ms <= 0) break;
+        wait_ms = ms_until(deadline);
+        if (wait_ms == 0) break;
       }
       natsMsg* raw = nullptr;
       natsStatus s = natsSubscription_NextMsg(&raw, sub_.get(), wait_ms);
@@ -673,11 +686,9 @@ class NatsConsumer final : public Consumer {
       if (s != NATS_OK)
         return nats_error(fmt::format("nats-jetstream: next message for {}", what_), s);
       MsgPtr m(raw);
-      const char* reply = natsMsg_GetReply(m.get());
-      if (reply == nullptr || *reply == '\0') {
-        // A status for the request (404/408 no more messages, 409 the
-        // consumer's limits or deletion; 100 heartbeats are not asked for):
-        // the request has ended. One new request per poll, so a server
+      const char* reply = ack_subject(m.get());
+      if (reply == nullptr) {
+        // The request has ended. One new request per poll, so a server
         // that refuses at once (409) is not asked again in a tight loop.
         request_open_ = false;
         if (delivered == 0 && !asked_again && std::chrono::steady_clock::now() < deadline) {
@@ -708,17 +719,13 @@ class NatsConsumer final : public Consumer {
     auto deadline = std::min(request_deadline_ + kRequestGrace,
                              std::chrono::steady_clock::now() + kRequestExpires + kRequestGrace);
     for (;;) {
-      int64_t wait_ms = 0;
-      if (request_open_) {
-        wait_ms = std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                           deadline - std::chrono::steady_clock::now())
-                                           .count());
-      }
       natsMsg* raw = nullptr;
-      if (natsSubscription_NextMsg(&raw, sub_.get(), wait_ms) != NATS_OK) break;
+      if (natsSubscription_NextMsg(&raw, sub_.get(), request_open_ ? ms_until(deadline) : 0) !=
+          NATS_OK)
+        break;
       MsgPtr m(raw);
-      const char* reply = natsMsg_GetReply(m.get());
-      if (reply == nullptr || *reply == '\0') {
+      const char* reply = ack_subject(m.get());
+      if (reply == nullptr) {
         request_open_ = false;
         continue;
       }
