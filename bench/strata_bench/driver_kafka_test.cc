@@ -87,13 +87,11 @@ TEST_F(KafkaDriverTest, EveryAcknowledgedMessageReachesEveryGroupOfTwoMembers) {
 
   for (auto& [group, cs] : members) {
     std::set<uint64_t> seen;
-    std::vector<size_t> per_member(cs.size(), 0);
     auto deadline = std::chrono::steady_clock::now() + 60s;
     while (seen.size() < kCount && std::chrono::steady_clock::now() < deadline) {
-      for (size_t m = 0; m < cs.size(); ++m) {
+      for (auto& c : cs) {
         CollectingSink got;
-        ASSERT_TRUE(cs[m]->poll(50ms, got).ok());
-        per_member[m] += got.values.size();
+        ASSERT_TRUE(c->poll(50ms, got).ok());
         for (const auto& v : got.values) {
           auto s = read_stamp(v);
           ASSERT_TRUE(s.has_value());
@@ -107,7 +105,6 @@ TEST_F(KafkaDriverTest, EveryAcknowledgedMessageReachesEveryGroupOfTwoMembers) {
     // the partitions are split depends on when each member joined; the
     // broker's group tests check the split.
     EXPECT_EQ(seen.size(), kCount) << group;
-    EXPECT_GT(per_member[0] + per_member[1], 0u);
   }
   for (auto& [group, cs] : members)
     for (auto& c : cs)
