@@ -59,6 +59,7 @@ class CountingAckSink final : public AckSink {
 
 class CollectingSink final : public MessageSink {
  public:
+  explicit CollectingSink(int value_size) : size(value_size) {}
   void received(std::string_view value) override {
     ++count;
     std::optional<Stamp> s = read_stamp(value);
@@ -69,7 +70,7 @@ class CollectingSink final : public MessageSink {
     ++seen[{s->producer, s->sequence}];
   }
 
-  int size = 0;
+  int size;
   size_t count = 0;
   size_t corrupt = 0;
   std::map<std::pair<uint32_t, uint64_t>, int> seen;
@@ -125,6 +126,16 @@ class NatsDriverTest : public ::testing::Test {
     EXPECT_TRUE(sink.errors.empty()) << sink.errors.front();
   }
 
+  // Adds `n` members of `group`, reading the workload's topic, to `out`.
+  void join(const Workload& w, const std::string& group, int n,
+            std::vector<std::unique_ptr<Consumer>>& out) {
+    for (int m = 0; m < n; ++m) {
+      auto c = driver_->consumer(w, w.topic_names()[0], group, m, n);
+      ASSERT_TRUE(c.ok()) << c.error().to_string();
+      out.push_back(std::move(*c));
+    }
+  }
+
   // Polls `members` (round robin) until `sink` has `want` messages or 30 s
   // pass; returns how many each member handed over.
   static std::vector<size_t> consume(std::vector<std::unique_ptr<Consumer>>& members,
@@ -160,20 +171,14 @@ class NatsDriverTest : public ::testing::Test {
 TEST_F(NatsDriverTest, EveryMessageAckedAndReadOncePerGroup) {
   Workload w = workload("acct", 4, 2, 2);
   ASSERT_TRUE(driver_->prepare(w).ok());
-  const std::string topic = w.topic_names()[0];
   constexpr uint64_t kCount = 3000;
   ASSERT_NO_FATAL_FAILURE(produce(w, 0, kCount));
 
   for (const std::string& group : w.group_names()) {
     SCOPED_TRACE(group);
     std::vector<std::unique_ptr<Consumer>> members;
-    for (int m = 0; m < 2; ++m) {
-      auto c = driver_->consumer(w, topic, group, m, 2);
-      ASSERT_TRUE(c.ok()) << c.error().to_string();
-      members.push_back(std::move(*c));
-    }
-    CollectingSink sink;
-    sink.size = w.message_size;
+    ASSERT_NO_FATAL_FAILURE(join(w, group, 2, members));
+    CollectingSink sink(w.message_size);
     std::vector<size_t> per_member = consume(members, sink, kCount);
     ASSERT_EQ(sink.count, kCount);
     expect_drained(members, sink);
@@ -197,11 +202,8 @@ TEST_F(NatsDriverTest, AcksZeroPublishesWithoutPubAcks) {
   ASSERT_NO_FATAL_FAILURE(produce(w, 0, kCount));
 
   std::vector<std::unique_ptr<Consumer>> members;
-  auto c = driver_->consumer(w, w.topic_names()[0], w.group_names()[0], 0, 1);
-  ASSERT_TRUE(c.ok()) << c.error().to_string();
-  members.push_back(std::move(*c));
-  CollectingSink sink;
-  sink.size = w.message_size;
+  ASSERT_NO_FATAL_FAILURE(join(w, w.group_names()[0], 1, members));
+  CollectingSink sink(w.message_size);
   consume(members, sink, kCount);
   ASSERT_EQ(sink.count, kCount);
   EXPECT_EQ(sink.seen.size(), kCount);
@@ -212,17 +214,13 @@ TEST_F(NatsDriverTest, AcksZeroPublishesWithoutPubAcks) {
 TEST_F(NatsDriverTest, PrepareAgainEmptiesTheStream) {
   Workload w = workload("again", 2, 1, 1);
   ASSERT_TRUE(driver_->prepare(w).ok());
-  const std::string topic = w.topic_names()[0];
   const std::string group = w.group_names()[0];
   ASSERT_NO_FATAL_FAILURE(produce(w, 0, 500));
   {
     // Leave group state behind too: read (and ack) part of the first run.
     std::vector<std::unique_ptr<Consumer>> members;
-    auto c = driver_->consumer(w, topic, group, 0, 1);
-    ASSERT_TRUE(c.ok()) << c.error().to_string();
-    members.push_back(std::move(*c));
-    CollectingSink sink;
-    sink.size = w.message_size;
+    ASSERT_NO_FATAL_FAILURE(join(w, group, 1, members));
+    CollectingSink sink(w.message_size);
     consume(members, sink, 1);
     ASSERT_GT(sink.count, 0u);
     EXPECT_TRUE(members[0]->close().ok());
@@ -232,11 +230,8 @@ TEST_F(NatsDriverTest, PrepareAgainEmptiesTheStream) {
   constexpr uint64_t kCount = 300;
   ASSERT_NO_FATAL_FAILURE(produce(w, 1, kCount));
   std::vector<std::unique_ptr<Consumer>> members;
-  auto c = driver_->consumer(w, topic, group, 0, 1);
-  ASSERT_TRUE(c.ok()) << c.error().to_string();
-  members.push_back(std::move(*c));
-  CollectingSink sink;
-  sink.size = w.message_size;
+  ASSERT_NO_FATAL_FAILURE(join(w, group, 1, members));
+  CollectingSink sink(w.message_size);
   consume(members, sink, kCount);
   ASSERT_EQ(sink.count, kCount);
   expect_drained(members, sink);
@@ -251,27 +246,21 @@ TEST_F(NatsDriverTest, PrepareAgainEmptiesTheStream) {
 TEST_F(NatsDriverTest, ClosedMemberLeavesTheGroupPositionBehind) {
   Workload w = workload("resume", 2, 1, 1);
   ASSERT_TRUE(driver_->prepare(w).ok());
-  const std::string topic = w.topic_names()[0];
   const std::string group = w.group_names()[0];
   constexpr uint64_t kCount = 1000;
   ASSERT_NO_FATAL_FAILURE(produce(w, 0, kCount));
 
-  CollectingSink sink;
-  sink.size = w.message_size;
+  CollectingSink sink(w.message_size);
   {
     std::vector<std::unique_ptr<Consumer>> first;
-    auto c = driver_->consumer(w, topic, group, 0, 1);
-    ASSERT_TRUE(c.ok()) << c.error().to_string();
-    first.push_back(std::move(*c));
+    ASSERT_NO_FATAL_FAILURE(join(w, group, 1, first));
     consume(first, sink, 1);
     ASSERT_GT(sink.count, 0u);
     ASSERT_LT(sink.count, kCount);
     EXPECT_TRUE(first[0]->close().ok());
   }
   std::vector<std::unique_ptr<Consumer>> second;
-  auto c = driver_->consumer(w, topic, group, 0, 1);
-  ASSERT_TRUE(c.ok()) << c.error().to_string();
-  second.push_back(std::move(*c));
+  ASSERT_NO_FATAL_FAILURE(join(w, group, 1, second));
   consume(second, sink, kCount);
   ASSERT_EQ(sink.count, kCount);
   expect_drained(second, sink);
