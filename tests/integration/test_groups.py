@@ -252,12 +252,16 @@ def group_log_lines(broker, group, marker):
     return [line for line in broker.log().splitlines() if ("group %s:" % group) in line and marker in line]
 
 
-class GroupsTest(unittest.TestCase):
+class MemberProcessTest(unittest.TestCase):
+    """A broker, a work directory and a hub for group members that run as
+    their own processes (stopped, and the directory removed, afterwards)."""
+
     broker_args = NO_DELAY
+    workdir_prefix = "strata-groups-"
 
     def setUp(self):
         self.broker = Broker(extra_args=self.broker_args).start()
-        self.workdir = tempfile.mkdtemp(prefix="strata-groups-")
+        self.workdir = tempfile.mkdtemp(prefix=self.workdir_prefix)
         self.hub = Hub()
         self.members = []
 
@@ -267,6 +271,9 @@ class GroupsTest(unittest.TestCase):
         self.broker.__exit__(None, None, None)
         if not os.environ.get("STRATA_KEEP_TEST_DIRS"):
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class GroupsTest(MemberProcessTest):
 
     # helpers
 

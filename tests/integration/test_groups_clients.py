@@ -6,7 +6,6 @@ partitions and read everything, their commits survive closing, and the
 group resumes after the committed offsets."""
 import os
 import shutil
-import tempfile
 import threading
 import unittest
 
@@ -16,7 +15,7 @@ from kafka.errors import CommitFailedError
 
 from harness import Broker
 from test_confluent import create_topic, produce_all
-from test_groups import TIMEOUT_S, EventProcess, Hub, bounded, split_of
+from test_groups import TIMEOUT_S, EventProcess, Hub, MemberProcessTest, bounded, split_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KAFKAJS_DIR = os.path.join(HERE, "kafkajs")
@@ -199,23 +198,15 @@ class JsMember(EventProcess):
         return out
 
 
-class KafkajsGroupTest(unittest.TestCase):
+class KafkajsGroupTest(MemberProcessTest):
+    workdir_prefix = "strata-js-groups-"
+
     def setUp(self):
         if shutil.which("node") is None:
             self.fail("node is not installed (scripts/setup.sh --tests installs nodejs)")
         if not os.path.isfile(os.path.join(KAFKAJS_DIR, "node_modules", "kafkajs", "package.json")):
             self.fail("kafkajs is not installed: run `npm ci` in tests/integration/kafkajs")
-        self.broker = Broker(extra_args=NO_DELAY).start()
-        self.workdir = tempfile.mkdtemp(prefix="strata-js-groups-")
-        self.hub = Hub()
-        self.members = []
-
-    def tearDown(self):
-        for m in self.members:
-            m.stop()
-        self.broker.__exit__(None, None, None)
-        if not os.environ.get("STRATA_KEEP_TEST_DIRS"):
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        super().setUp()
 
     def member(self, group, topic, name):
         m = JsMember(self.hub, self.broker, self.workdir, group, topic, name)
