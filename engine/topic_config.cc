@@ -100,6 +100,15 @@ const std::vector<Setting>& settings() {
               &TopicConfig::index_interval_bytes, 0),
       integer("max.message.bytes", "int", "largest record batch accepted, in bytes",
               &TopicConfig::max_message_bytes, 0),
+      integer("message.timestamp.after.max.ms", "long",
+              "how far in the future of the broker's clock a CreateTime record may be",
+              &TopicConfig::message_timestamp_after_max_ms, 0),
+      integer("message.timestamp.before.max.ms", "long",
+              "how far in the past of the broker's clock a CreateTime record may be",
+              &TopicConfig::message_timestamp_before_max_ms, 0),
+      integer("message.timestamp.difference.max.ms", "long",
+              "deprecated: the before/after limit where those are left at their default",
+              &TopicConfig::message_timestamp_difference_max_ms, 0),
       {{"message.timestamp.type", "string", "CreateTime or LogAppendTime"},
        [](TopicConfig& c, std::string_view v) -> Status {
          if (v == "CreateTime") {

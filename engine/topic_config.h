@@ -34,7 +34,23 @@ struct TopicConfig {
   bool cleanup_delete = true;           // cleanup.policy contains "delete"
   bool cleanup_compact = false;         // cleanup.policy contains "compact"
   TimestampType timestamp_type = TimestampType::kCreateTime;
+  // CreateTime records older (before) or newer (after) than the broker's
+  // clock by more than these are refused (Kafka 3.6+, KIP-937). The older
+  // message.timestamp.difference.max.ms stands in for either one left at
+  // its default, as Kafka does.
+  int64_t message_timestamp_before_max_ms = INT64_MAX;
+  int64_t message_timestamp_after_max_ms = INT64_MAX;
+  int64_t message_timestamp_difference_max_ms = INT64_MAX;
   Durability durability = Durability::kFsync;
+
+  int64_t timestamp_before_max_ms() const {
+    return message_timestamp_before_max_ms != INT64_MAX ? message_timestamp_before_max_ms
+                                                        : message_timestamp_difference_max_ms;
+  }
+  int64_t timestamp_after_max_ms() const {
+    return message_timestamp_after_max_ms != INT64_MAX ? message_timestamp_after_max_ms
+                                                       : message_timestamp_difference_max_ms;
+  }
 
   // Applies `overrides` on top of `base` (Kafka's defaults when omitted).
   static Result<TopicConfig> from_map(const std::map<std::string, std::string>& overrides,
