@@ -28,6 +28,7 @@ enum class Errc {
   kMessageTooLarge,       // batch over max.message.bytes
   kTruncatedBatch,        // fewer bytes than the header promises
   kControlBatchRejected,  // a client sent a control batch
+  kInvalidTimestamp,      // a record timestamp outside message.timestamp.{before,after}.max.ms
   // Logs.
   kOffsetOutOfRange,
   kLogFailed,  // a write failed; the log rejects appends until it recovered

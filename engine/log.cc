@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "engine/batch_timestamps.h"
+
 namespace strata::engine {
 
 // An append whose offsets are assigned and whose bytes wait to be written.
@@ -86,6 +88,7 @@ Status Log::open_new_segment(Offset base) {
   seg->next_offset = base;
   seg->max_timestamp_through = applied_.max_timestamp;
   seg->created_ms = options_.clock->now_ms();
+  seg->meta.last_write_ms = seg->created_ms;
   segments_[base] = std::move(seg);
   active_assigned_ = 0;
   dir_dirty_ = true;
@@ -100,15 +103,39 @@ bool Log::should_roll(const Segment& active, size_t batch_bytes) const {
   return options_.clock->now_ms() - active.created_ms >= options_.config.segment_ms;
 }
 
+Result<BatchHeader> Log::check_append(std::span<const std::byte> batch,
+                                      const AppendOptions& options) const {
+  const auto& cfg = options_.config;
+  BatchLimits limits;
+  limits.max_batch_bytes = static_cast<size_t>(cfg.max_message_bytes);
+  limits.allow_control = options.allow_control;
+  limits.require_zero_base_offset = options.from_client;
+  STRATA_ASSIGN_OR_RETURN(BatchHeader header, validate_batch(batch, limits));
+  if (header.control()) return header;
+  // The records are walked (and decompressed) whatever the timestamp type:
+  // it checks what validate_batch cannot see inside a compressed batch.
+  std::optional<TimestampLimits> window;
+  bool create_time = cfg.timestamp_type == TimestampType::kCreateTime;
+  if (create_time) {
+    window = TimestampLimits{options_.clock->now_ms(), cfg.timestamp_before_max_ms(),
+                             cfg.timestamp_after_max_ms()};
+  }
+  STRATA_ASSIGN_OR_RETURN(TimestampMs max_ts, derive_max_timestamp(batch, header, window));
+  if (create_time) header.max_timestamp = max_ts;
+  return header;
+}
+
 Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallback done) {
   if (closing_) return Error(Errc::kShutdown, "log is closing");
   if (fatal_) return Error(Errc::kLogFailed, fatal_->message());
   if (failing_) return Error(Errc::kLogFailed, "an earlier write failed; retry");
-  BatchLimits limits;
-  limits.max_batch_bytes = static_cast<size_t>(options_.config.max_message_bytes);
-  limits.allow_control = options.allow_control;
-  limits.require_zero_base_offset = options.from_client;
-  STRATA_ASSIGN_OR_RETURN(BatchHeader header, validate_batch(batch.span(), limits));
+  STRATA_ASSIGN_OR_RETURN(BatchHeader header, check_append(batch.span(), options));
+  if (header.max_timestamp != be::load<int64_t>(batch.data() + batch_field::kMaxTimestamp)) {
+    // The producer's field is replaced by what its records say, as Kafka's
+    // validator does: nothing downstream trusts a claim the broker did not
+    // check.
+    set_max_timestamp(batch.span(), header.max_timestamp);
+  }
 
   auto active = segments_.rbegin()->second;
   if (should_roll(*active, batch.size())) {
@@ -209,7 +236,7 @@ void Log::on_write_done(const std::shared_ptr<WriteOp>& op, Result<size_t> resul
   commit_completed();
 }
 
-bool Log::track_entry(const Segment& seg, uint64_t position, const BatchHeader& h,
+bool Log::track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
                       index::IndexStore::Update& update) {
   bool add = position == 0 || applied_.bytes_since_entry >=
                                   static_cast<uint64_t>(options_.config.index_interval_bytes);
@@ -221,6 +248,7 @@ bool Log::track_entry(const Segment& seg, uint64_t position, const BatchHeader& 
   }
   applied_.bytes_since_entry += h.total_size();
   applied_.max_timestamp = std::max(applied_.max_timestamp, h.max_timestamp);
+  seg.meta.max_timestamp = std::max(seg.meta.max_timestamp, h.max_timestamp);
   applied_.next_offset = h.next_offset();
   applied_.segment = seg.base;
   applied_.position = FilePos(position + h.total_size());
@@ -230,6 +258,7 @@ bool Log::track_entry(const Segment& seg, uint64_t position, const BatchHeader& 
 void Log::commit_completed() {
   index::IndexStore::Update update(options_.uid);
   std::vector<std::pair<AppendCallback, Result<AppendResult>>> results;
+  const int64_t now = options_.clock->now_ms();
   while (!writes_.empty() && writes_.front()->done) {
     auto op = std::move(writes_.front());
     writes_.pop_front();
@@ -246,6 +275,8 @@ void Log::commit_completed() {
       seg.size = a.position + a.header.total_size();
       seg.next_offset = a.header.next_offset();
       seg.max_timestamp_through = applied_.max_timestamp;
+      seg.meta.last_write_ms = now;
+      update.set_segment(seg.base, seg.meta);
       end_offset_ = a.header.next_offset();
       TimestampMs lat = a.header.log_append_time() ? a.header.max_timestamp : -1;
       results.emplace_back(std::move(a.done),
@@ -470,7 +501,7 @@ Result<size_t> Log::enforce_retention() {
   // Never the active segment: it is the last one.
   for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {
     const auto& seg = it->second;
-    bool expired = cfg.retention_ms >= 0 && seg->max_timestamp_through < now - cfg.retention_ms;
+    bool expired = cfg.retention_ms >= 0 && seg->retention_time() < now - cfg.retention_ms;
     bool oversize =
         cfg.retention_bytes >= 0 && total - seg->size >= static_cast<uint64_t>(cfg.retention_bytes);
     if (!expired && !oversize) break;

@@ -107,6 +107,14 @@ class Log {
   // modified in place (offsets, epoch, LogAppendTime).
   Status append(SharedBytes batch, const AppendOptions& options, AppendCallback done);
 
+  // Everything append() checks, without appending: validate_batch with this
+  // topic's limits and, for CreateTime batches, every record's timestamp
+  // against message.timestamp.{before,after}.max.ms (kInvalidTimestamp).
+  // The header returned carries the broker-derived maxTimestamp, which
+  // append() writes into the batch (with a new CRC) where the field differs.
+  Result<BatchHeader> check_append(std::span<const std::byte> batch,
+                                   const AppendOptions& options) const;
+
   // Completes once every batch appended before the call is durable.
   void flush(FlushCallback done);
 
@@ -181,7 +189,7 @@ class Log {
   void finish_close_if_idle();
   // Advances applied_ over a batch at `position` of `seg`, adding an index
   // entry to `update` when one is due. Returns whether it added one.
-  bool track_entry(const Segment& seg, uint64_t position, const BatchHeader& h,
+  bool track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
                    index::IndexStore::Update& update);
   void post(std::function<void()> fn);
 

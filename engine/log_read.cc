@@ -165,12 +165,17 @@ void Log::offset_for_timestamp(TimestampMs ts, TimestampCallback done) {
       [ts,
        min_offset](const CursorBatch* b) -> std::optional<Result<std::optional<TimestampLookup>>> {
         if (b == nullptr) return Result<std::optional<TimestampLookup>>(std::nullopt);
-        if (b->header.last_offset() < min_offset || b->header.max_timestamp < ts) {
+        // maxTimestamp is broker-derived in batches written since the
+        // validator rewrites it, but not in older ones: only LogAppendTime
+        // batches are skipped by it. The index bounds the walk to about one
+        // index interval either way.
+        if (b->header.last_offset() < min_offset ||
+            (b->header.log_append_time() && b->header.max_timestamp < ts)) {
           return std::nullopt;
         }
         auto found = search_batch(*b, ts, min_offset);
         if (!found || found->has_value()) return found;
-        return std::nullopt;  // maxTimestamp overstated the records: keep looking
+        return std::nullopt;  // no record of this batch is that late: keep looking
       },
       [this, alive = alive_, done = std::move(done)](Result<std::optional<TimestampLookup>> r) {
         if (!*alive) return;

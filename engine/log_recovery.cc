@@ -7,9 +7,12 @@
 // or corrupt byte: the rest of that segment and every later segment go, and
 // so do index entries past the new end. A clean start trusts the markers
 // when they match the files and scans nothing.
+#include <set>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "engine/batch_timestamps.h"
 #include "engine/log.h"
 #include "engine/segment_scanner.h"
 
@@ -75,6 +78,20 @@ Status Log::recover() {
     segments_[base] = std::move(seg);
   }
 
+  // Every segment written since timestamps are derived has a meta record.
+  // One without (written by an older Strata, or whose meta a crash lost)
+  // is rescanned with its records' timestamps derived, because the
+  // maxTimestamp fields in it are the producers' unchecked claims.
+  std::set<Offset> without_meta;
+  for (auto& [base, seg] : segments_) {
+    STRATA_ASSIGN_OR_RETURN(auto meta, idx.segment_meta(uid, base));
+    if (meta) {
+      seg->meta = *meta;
+    } else {
+      without_meta.insert(base);
+    }
+  }
+
   // Where to start scanning.
   STRATA_ASSIGN_OR_RETURN(auto applied, idx.applied(uid));
   STRATA_ASSIGN_OR_RETURN(auto rp, idx.recovery_point(uid));
@@ -86,7 +103,7 @@ Status Log::recover() {
   };
   const auto& last = *segments_.rbegin()->second;
   bool trusted = options_.clean_start && usable(applied) && applied->segment == last.base &&
-                 applied->position.value() == last.size;
+                 applied->position.value() == last.size && without_meta.empty();
   std::optional<index::LogPoint> start;
   if (trusted) {
     start = applied;
@@ -94,9 +111,19 @@ Status Log::recover() {
     start = applied->next_offset <= rp->next_offset ? applied : rp;
   }
   // Closed segments before the start need their running max timestamp, which
-  // the first index entry of the following segment holds.
+  // the first index entry of the following segment holds. A segment without
+  // a meta record is where the scan must start instead.
+  bool repair = false;
   if (start) {
-    for (auto it = segments_.begin(); it != segments_.end() && it->first < start->segment; ++it) {
+    for (auto it = segments_.begin(); it != segments_.end() && it->first <= start->segment; ++it) {
+      if (without_meta.contains(it->first) && it->first < start->segment) {
+        TimestampMs before = it == segments_.begin() ? index::kNoTimestamp
+                                                     : std::prev(it)->second->max_timestamp_through;
+        start = index::LogPoint{it->first, it->first, FilePos(0), before, 0};
+        repair = true;
+        break;
+      }
+      if (it->first == start->segment) break;
       auto next = std::next(it);
       STRATA_ASSIGN_OR_RETURN(auto e, idx.offset_floor(uid, next->first));
       if (!e || e->offset != next->first || e->segment != next->first) {
@@ -110,8 +137,18 @@ Status Log::recover() {
   }
   if (!start) {
     trusted = false;
+    repair = true;
     const auto& first = *segments_.begin()->second;
     start = index::LogPoint{first.base, first.base, FilePos(0), index::kNoTimestamp, 0};
+  }
+  if (repair) {
+    // Entries from the start on are derived again; those written from
+    // unchecked timestamps must not survive beside them in the time index.
+    STRATA_TRY(idx.truncate(uid, start->next_offset, *start));
+    spdlog::info(
+        "partition {}: rebuilding the index from offset {} with timestamps derived from "
+        "the records",
+        uid, start->next_offset);
   }
   applied_ = *start;
   recovery_.scanned = !trusted;
@@ -121,6 +158,7 @@ Status Log::recover() {
   size_t entries_in_update = 0;
   std::optional<Offset> cut_segment;  // the segment where a defect was found
   uint64_t cut_position = 0;
+  std::set<Offset> scanned_in;  // segments holding batches this scan walked
   for (auto it = segments_.find(start->segment); it != segments_.end(); ++it) {
     auto& seg = *it->second;
     uint64_t pos = seg.base == start->segment ? start->position.value() : 0;
@@ -150,6 +188,17 @@ Status Log::recover() {
       }
       recovery_.bytes_scanned += batch->bytes.size();
       ++recovery_.batches_scanned;
+      if (without_meta.contains(seg.base) && !batch->header.control() &&
+          !batch->header.log_append_time()) {
+        auto derived = derive_max_timestamp(batch->bytes, batch->header, std::nullopt);
+        if (!derived) {
+          defect = derived.error();
+          valid_end = batch->position;
+          break;
+        }
+        batch->header.max_timestamp = *derived;
+      }
+      scanned_in.insert(seg.base);
       if (track_entry(seg, batch->position, batch->header, update) &&
           ++entries_in_update >= kEntriesPerIndexWrite) {
         update.set_applied(applied_);
@@ -220,6 +269,13 @@ Status Log::recover() {
     }
   }
 
+  // Segments the scan walked may hold batches written after their meta
+  // record (or have none): their last write is taken as now, which can only
+  // keep timestamp-less data longer, never delete it early.
+  for (auto& [base, seg] : segments_) {
+    if (scanned_in.contains(base) || without_meta.contains(base)) seg->meta.last_write_ms = now;
+    if (base >= start->segment || without_meta.contains(base)) update.set_segment(base, seg->meta);
+  }
   if (!update.empty()) {
     update.set_applied(applied_);
     STRATA_TRY(idx.write(update));

@@ -145,7 +145,11 @@ void set_log_append_time(std::span<std::byte> batch, TimestampMs now) {
   auto attrs = be::load<int16_t>(batch.data() + batch_field::kAttributes);
   be::store<int16_t>(batch.data() + batch_field::kAttributes,
                      static_cast<int16_t>(attrs | batch_attr::kLogAppendTime));
-  be::store<int64_t>(batch.data() + batch_field::kMaxTimestamp, now);
+  set_max_timestamp(batch, now);
+}
+
+void set_max_timestamp(std::span<std::byte> batch, TimestampMs max_timestamp) {
+  be::store<int64_t>(batch.data() + batch_field::kMaxTimestamp, max_timestamp);
   be::store<uint32_t>(batch.data() + batch_field::kCrc, compute_batch_crc(batch));
 }
 

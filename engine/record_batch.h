@@ -122,6 +122,8 @@ void set_base_offset(std::byte* batch, Offset offset);
 void set_leader_epoch(std::byte* batch, LeaderEpoch epoch);
 // Marks the batch LogAppendTime with maxTimestamp = now and rewrites the CRC.
 void set_log_append_time(std::span<std::byte> batch, TimestampMs now);
+// Sets maxTimestamp and rewrites the CRC.
+void set_max_timestamp(std::span<std::byte> batch, TimestampMs max_timestamp);
 
 // One record of a batch, viewing the batch's (decompressed) bytes.
 struct RecordView {

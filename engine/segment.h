@@ -37,7 +37,19 @@ struct Segment {
   // Largest record timestamp of this segment and every earlier one, i.e. the
   // index's max_timestamp_before of the batch after this segment's end.
   TimestampMs max_timestamp_through = index::kNoTimestamp;
+  // What retention judges the segment by (index::SegmentMeta): the largest
+  // broker-derived timestamp of its own records, and when its last batch
+  // was committed, for segments whose records carry no timestamp.
+  index::SegmentMeta meta;
   int64_t created_ms = 0;  // when this process started writing it (segment.ms)
+
+  // The time retention compares with retention.ms, as Kafka does: the
+  // largest record timestamp, or the last write when no record has one.
+  // Segments are deleted oldest first, so the running maximum stands in
+  // for the segment's own when it has timestamps.
+  TimestampMs retention_time() const {
+    return meta.max_timestamp >= 0 ? max_timestamp_through : meta.last_write_ms;
+  }
 };
 
 }  // namespace strata::engine

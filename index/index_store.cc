@@ -15,7 +15,22 @@ namespace {
 
 constexpr char kApplied = 'A';
 constexpr char kRecoveryPoint = 'R';
+constexpr char kSegmentMeta = 'S';
 constexpr size_t kLogPointSize = 40;
+constexpr size_t kSegmentMetaSize = 16;
+
+std::string segment_meta_key(PartitionUid uid, Offset segment) {
+  std::string k = keys::marker_key(uid, kSegmentMeta);
+  keys::append_u64(k, keys::flip(segment.value()));
+  return k;
+}
+
+std::string encode_segment_meta(const SegmentMeta& m) {
+  std::string v;
+  keys::append_u64(v, keys::flip(m.max_timestamp));
+  keys::append_u64(v, keys::flip(m.last_write_ms));
+  return v;
+}
 
 Error db_error(const rocksdb::Status& s, std::string_view what) {
   return Error(Errc::kIoError, fmt::format("index store {}: {}", what, s.ToString()));
@@ -93,8 +108,17 @@ void IndexStore::Update::add(const IndexEntry& entry) {
 void IndexStore::Update::set_applied(const LogPoint& point) {
   applied_ = point;
 }
+void IndexStore::Update::set_segment(Offset segment, const SegmentMeta& meta) {
+  for (auto& [base, m] : segments_) {
+    if (base == segment) {
+      m = meta;
+      return;
+    }
+  }
+  segments_.emplace_back(segment, meta);
+}
 bool IndexStore::Update::empty() const {
-  return entries_.empty() && !applied_;
+  return entries_.empty() && !applied_ && segments_.empty();
 }
 
 Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path& dir,
@@ -159,6 +183,10 @@ Status IndexStore::write(const Update& update) {
            slice(encode_time_value(e)));
   }
   if (update.applied_) STRATA_TRY(put_marker(wb, update.uid_, kApplied, *update.applied_));
+  for (const auto& [segment, meta] : update.segments_) {
+    wb.Put(applied_cf_, slice(segment_meta_key(update.uid_, segment)),
+           slice(encode_segment_meta(meta)));
+  }
   rocksdb::WriteOptions wo;
   wo.disableWAL = true;
   auto s = db_->Write(wo, &wb);
@@ -240,6 +268,20 @@ Result<std::optional<LogPoint>> IndexStore::recovery_point(PartitionUid uid) con
   return get_marker(uid, kRecoveryPoint);
 }
 
+Result<std::optional<SegmentMeta>> IndexStore::segment_meta(PartitionUid uid,
+                                                            Offset segment) const {
+  std::string value;
+  auto s =
+      db_->Get(rocksdb::ReadOptions(), applied_cf_, slice(segment_meta_key(uid, segment)), &value);
+  if (s.IsNotFound()) return std::optional<SegmentMeta>();
+  if (!s.ok()) return db_error(s, "read segment meta");
+  if (value.size() != kSegmentMetaSize) {
+    return Error(Errc::kCorruption, "segment meta of the wrong size");
+  }
+  return std::optional<SegmentMeta>(
+      SegmentMeta{keys::unflip(keys::read_u64(value, 0)), keys::unflip(keys::read_u64(value, 8))});
+}
+
 Status IndexStore::set_recovery_point(PartitionUid uid, const LogPoint& point) {
   rocksdb::WriteBatch wb;
   STRATA_TRY(put_marker(wb, uid, kRecoveryPoint, point));
@@ -284,6 +326,10 @@ Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point
   STRATA_TRY(put_marker(wb, uid, kApplied, point));
   wb.DeleteRange(offset_cf_, slice(keys::offset_key(uid, from)), slice(keys::prefix_end(uid)));
   STRATA_TRY(delete_time_entries(wb, uid, from, true));
+  if (from < Offset::max()) {
+    wb.DeleteRange(applied_cf_, slice(segment_meta_key(uid, from + 1)),
+                   slice(keys::marker_key(uid, kSegmentMeta + 1)));
+  }
   STRATA_ASSIGN_OR_RETURN(auto rp, get_marker(uid, kRecoveryPoint));
   if (rp && rp->next_offset > point.next_offset) {
     STRATA_TRY(put_marker(wb, uid, kRecoveryPoint, point));
@@ -302,6 +348,8 @@ Status IndexStore::drop_before(PartitionUid uid, Offset before) {
   rocksdb::WriteBatch wb;
   wb.DeleteRange(offset_cf_, slice(keys::prefix(uid)), slice(keys::offset_key(uid, before)));
   STRATA_TRY(delete_time_entries(wb, uid, before, false));
+  wb.DeleteRange(applied_cf_, slice(keys::marker_key(uid, kSegmentMeta)),
+                 slice(segment_meta_key(uid, before)));
   rocksdb::WriteOptions wo;
   wo.disableWAL = true;
   auto s = db_->Write(wo, &wb);

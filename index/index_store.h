@@ -61,6 +61,14 @@ struct LogPoint {
   bool operator==(const LogPoint&) const = default;
 };
 
+// What retention needs of one segment, kept beside the markers so that a
+// clean start does not rescan closed segments to learn it.
+struct SegmentMeta {
+  TimestampMs max_timestamp = kNoTimestamp;  // largest record timestamp (broker-derived)
+  int64_t last_write_ms = 0;                 // when its last batch was committed
+  bool operator==(const SegmentMeta&) const = default;
+};
+
 class IndexStore {
  public:
   struct Options {
@@ -88,6 +96,8 @@ class IndexStore {
     Update& operator=(Update&&) noexcept;
     void add(const IndexEntry& entry);
     void set_applied(const LogPoint& point);
+    // The meta of the segment based at `segment`.
+    void set_segment(Offset segment, const SegmentMeta& meta);
     bool empty() const;
 
    private:
@@ -95,6 +105,7 @@ class IndexStore {
     PartitionUid uid_;
     std::vector<IndexEntry> entries_;
     std::optional<LogPoint> applied_;
+    std::vector<std::pair<Offset, SegmentMeta>> segments_;
   };
 
   Status write(const Update& update);
@@ -113,11 +124,15 @@ class IndexStore {
   // The recovery point: everything before it was synced to disk.
   Result<std::optional<LogPoint>> recovery_point(PartitionUid uid) const;
   Status set_recovery_point(PartitionUid uid, const LogPoint& point);
+  // The meta of the segment based at `segment`, if one was written.
+  Result<std::optional<SegmentMeta>> segment_meta(PartitionUid uid, Offset segment) const;
 
-  // Removes the entries with offset >= `from`, sets the applied marker to
-  // `point` and caps the recovery point at it. Durable when it returns.
+  // Removes the entries with offset >= `from` and the metas of segments based
+  // above it, sets the applied marker to `point` and caps the recovery point
+  // at it. Durable when it returns.
   Status truncate(PartitionUid uid, Offset from, const LogPoint& point);
-  // Removes the entries with offset < `before` (retention).
+  // Removes the entries with offset < `before` and the metas of segments
+  // based below it (retention).
   Status drop_before(PartitionUid uid, Offset before);
   // Removes everything of a partition. Durable when it returns.
   Status drop_partition(PartitionUid uid);

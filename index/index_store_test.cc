@@ -91,6 +91,36 @@ TEST_F(IndexStoreTest, DropBeforeAndDropPartition) {
   EXPECT_EQ(store_->offset_entries(p2).value().size(), 1u);
 }
 
+TEST_F(IndexStoreTest, SegmentMetasFollowTheirSegments) {
+  IndexStore::Update u(p1);
+  for (int64_t base : {0, 100, 200, 300})
+    u.set_segment(Offset(base), SegmentMeta{base * 10, base + 1});
+  u.set_segment(Offset(300), SegmentMeta{-1, 7});  // the last value wins
+  IndexStore::Update other(p2);
+  other.set_segment(Offset(0), SegmentMeta{5, 6});
+  ASSERT_TRUE(store_->write(u).ok());
+  ASSERT_TRUE(store_->write(other).ok());
+  EXPECT_EQ(store_->segment_meta(p1, Offset(100)).value(), (SegmentMeta{1000, 101}));
+  EXPECT_EQ(store_->segment_meta(p1, Offset(300)).value(), (SegmentMeta{-1, 7}));
+  EXPECT_FALSE(store_->segment_meta(p1, Offset(50)).value().has_value());
+
+  // Retention drops the metas of segments below the new start ...
+  ASSERT_TRUE(store_->drop_before(p1, Offset(200)).ok());
+  EXPECT_FALSE(store_->segment_meta(p1, Offset(0)).value().has_value());
+  EXPECT_FALSE(store_->segment_meta(p1, Offset(100)).value().has_value());
+  EXPECT_TRUE(store_->segment_meta(p1, Offset(200)).value().has_value());
+  // ... truncation those of segments based above the cut ...
+  LogPoint point{Offset(250), Offset(200), FilePos(10), 5, 0};
+  ASSERT_TRUE(store_->truncate(p1, Offset(250), point).ok());
+  EXPECT_TRUE(store_->segment_meta(p1, Offset(200)).value().has_value());
+  EXPECT_FALSE(store_->segment_meta(p1, Offset(300)).value().has_value());
+  // ... and no other partition's.
+  EXPECT_EQ(store_->segment_meta(p2, Offset(0)).value(), (SegmentMeta{5, 6}));
+  ASSERT_TRUE(store_->drop_partition(p1).ok());
+  EXPECT_FALSE(store_->segment_meta(p1, Offset(200)).value().has_value());
+  EXPECT_TRUE(store_->segment_meta(p2, Offset(0)).value().has_value());
+}
+
 TEST_F(IndexStoreTest, FlushedWritesSurviveReopen) {
   write(p1, {entry(0, 0, 0, kNoTimestamp), entry(7, 0, 90, 3)});
   ASSERT_TRUE(store_->flush().ok());

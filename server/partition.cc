@@ -39,11 +39,8 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
   engine::AppendOptions opts;
   if (batches.size() > 1) {
     // All or nothing: check every batch before the first is appended.
-    engine::BatchLimits limits;
-    limits.max_batch_bytes = static_cast<size_t>(log_->config().max_message_bytes);
-    limits.require_zero_base_offset = true;
     for (const auto& b : batches) {
-      auto v = engine::validate_batch(b.span(), limits);
+      auto v = log_->check_append(b.span(), opts);
       if (!v) return done(v.error());
     }
   }

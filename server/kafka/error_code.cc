@@ -65,6 +65,7 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kTruncatedBatch: return ErrorCode::kCorruptMessage;
     case Errc::kInvalidRecord:
     case Errc::kControlBatchRejected: return ErrorCode::kInvalidRecord;
+    case Errc::kInvalidTimestamp: return ErrorCode::kInvalidTimestamp;
     case Errc::kUnsupportedMagic: return ErrorCode::kUnsupportedForMessageFormat;
     case Errc::kMessageTooLarge: return ErrorCode::kMessageTooLarge;
     case Errc::kOffsetOutOfRange: return ErrorCode::kOffsetOutOfRange;
