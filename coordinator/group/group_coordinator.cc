@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/big_endian.h"
+#include "coordinator/group/consumer_subscription.h"
 
 namespace strata::coordinator {
 
@@ -269,23 +270,20 @@ void GroupCoordinator::join_new_member(Group& g, JoinArgs args,
                       nullptr)(SyncResult{GroupError::kFencedInstanceId, {}, {}, {}});
       }
       std::string new_id = new_member_id(*args.instance_id);
-      bool protocols_changed =
-          m.protocols.size() != args.protocols.size() ||
-          !std::equal(m.protocols.begin(), m.protocols.end(), args.protocols.begin(),
-                      [](const auto& a, const auto& b) {
-                        return a.name == b.name && a.metadata == b.metadata;
-                      });
+      bool protocols_changed = !same_protocols(g.protocol_type, m.protocols, args.protocols);
       m.id = new_id;
       node.key() = new_id;
       update_member(m, args);
       g.members.insert(std::move(node));
       g.static_members[*args.instance_id] = new_id;
-      bool was_leader = g.leader == old_id;
-      if (was_leader) g.leader = new_id;
+      if (g.leader == old_id) g.leader = new_id;
       Member& placed = g.members.at(new_id);
-      if (g.state == GroupState::kStable && !protocols_changed && !was_leader) {
+      if (g.state == GroupState::kStable && !protocols_changed) {
         // Nothing about the group changes: no rebalance. The member gets the
-        // current generation and, at SyncGroup, its old assignment.
+        // current generation and, at SyncGroup, its old assignment. A leader
+        // is no exception (KIP-814): it gets the member list as leaders do,
+        // and the assignment it may send in SyncGroup is not applied in a
+        // stable group; the current one is returned.
         schedule_heartbeat(g, placed);
         store_group(g, [this, gid = g.id, new_id, done = std::move(done)](Status st) {
           Group* grp = find(gid);
@@ -947,38 +945,6 @@ void GroupCoordinator::delete_group(const std::string& group_id,
   });
 }
 
-namespace {
-
-// The topics a "consumer" protocol subscription names (ConsumerProtocol
-// Subscription v0+: version i16, topics [string], ...).
-std::set<std::string> subscribed_topics(const Bytes& metadata) {
-  std::set<std::string> topics;
-  const std::byte* p = metadata.data();
-  const std::byte* end = p + metadata.size();
-  auto take = [&](size_t n) -> const std::byte* {
-    if (static_cast<size_t>(end - p) < n) return nullptr;
-    const std::byte* at = p;
-    p += n;
-    return at;
-  };
-  if (!take(2)) return topics;
-  const std::byte* count = take(4);
-  if (!count) return topics;
-  int32_t n = be::load<int32_t>(count);
-  for (int32_t i = 0; i < n; ++i) {
-    const std::byte* len = take(2);
-    if (!len) break;
-    int16_t l = be::load<int16_t>(len);
-    if (l < 0) break;
-    const std::byte* s = take(static_cast<size_t>(l));
-    if (!s) break;
-    topics.emplace(reinterpret_cast<const char*>(s), static_cast<size_t>(l));
-  }
-  return topics;
-}
-
-}  // namespace
-
 void GroupCoordinator::delete_offsets(
     const std::string& group_id, const std::vector<TopicPartitionRef>& partitions,
     std::function<void(GroupError, std::vector<GroupError>)> done) {
@@ -989,8 +955,7 @@ void GroupCoordinator::delete_offsets(
   if (g->protocol_type == "consumer" && g->protocol) {
     for (const auto& [id, m] : g->members) {
       if (const Bytes* meta = m.metadata_for(*g->protocol)) {
-        auto t = subscribed_topics(*meta);
-        subscribed.insert(t.begin(), t.end());
+        if (auto t = subscribed_topics(*meta)) subscribed.insert(t->begin(), t->end());
       }
     }
   }

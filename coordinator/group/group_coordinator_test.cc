@@ -394,6 +394,58 @@ TEST_F(StableGroup,
   EXPECT_EQ(heartbeat((*back)->member_id, gen, follower_instance), GroupError::kNone);
 }
 
+TEST_F(GroupCoordinatorTest,
+       AStaticLeaderRestartingKeepsTheGroupStableUnlessItsSubscriptionChanged) {
+  // Owned partitions in a subscription change with every assignment; the
+  // topics are what a new assignment would answer.
+  auto meta = [](std::vector<std::string> topics, uint8_t owned) {
+    Bytes b = subscription(std::move(topics));
+    b.push_back(std::byte{owned});
+    return b;
+  };
+  auto a = join(join_args("", "instance-a", {{"range", meta({"t1", "t2"}, 1)}}));
+  auto b = join(join_args("", "instance-b", {{"range", meta({"t1", "t2"}, 2)}}));
+  settle();
+  ASSERT_TRUE(a->has_value() && b->has_value());
+  std::string ida = (*a)->member_id, idb = (*b)->member_id;
+  ASSERT_EQ((*a)->leader, ida);  // the first to join leads
+  int32_t gen = (*b)->generation;
+  sync(idb, gen);
+  sync(ida, gen, {{ida, bytes("A")}, {idb, bytes("B")}});
+  ASSERT_EQ(state(), GroupState::kStable);
+
+  // The leader's process restarts: same topics (listed in another order),
+  // other owned partitions. No rebalance; it leads the same generation.
+  auto back = join(join_args("", "instance-a", {{"range", meta({"t2", "t1"}, 9)}}));
+  ASSERT_TRUE(back->has_value());
+  EXPECT_EQ((*back)->error, GroupError::kNone);
+  EXPECT_EQ((*back)->generation, gen);
+  std::string new_a = (*back)->member_id;
+  EXPECT_NE(new_a, ida);
+  EXPECT_EQ((*back)->leader, new_a);
+  EXPECT_EQ((*back)->members.size(), 2u);  // a leader gets the members (KIP-814)
+  EXPECT_EQ(state(), GroupState::kStable);
+  // Its SyncGroup may carry a fresh assignment; a stable group keeps its own.
+  auto s = sync(new_a, gen, {{new_a, bytes("X")}, {idb, bytes("Y")}});
+  ASSERT_TRUE(s->has_value());
+  EXPECT_EQ((*s)->error, GroupError::kNone);
+  EXPECT_EQ((*s)->assignment, bytes("A"));
+  auto sb = sync(idb, gen);
+  ASSERT_TRUE(sb->has_value());
+  EXPECT_EQ((*sb)->assignment, bytes("B"));
+  EXPECT_EQ(heartbeat(idb, gen), GroupError::kNone);
+  EXPECT_EQ(heartbeat(ida, gen, "instance-a"), GroupError::kFencedInstanceId);
+
+  // Restarted again subscribing to another topic: that needs a rebalance.
+  auto changed = join(join_args("", "instance-a", {{"range", meta({"t1", "t3"}, 0)}}));
+  EXPECT_EQ(state(), GroupState::kPreparingRebalance);
+  EXPECT_EQ(heartbeat(idb, gen), GroupError::kRebalanceInProgress);
+  auto rejoin_b = join(join_args(idb, "instance-b", {{"range", meta({"t1", "t2"}, 2)}}));
+  settle();
+  ASSERT_TRUE(changed->has_value());
+  EXPECT_EQ((*changed)->generation, gen + 1);
+}
+
 TEST_F(GroupCoordinatorTest, TheProtocolIsChosenByVote) {
   auto [a, ida] = join_new({{"range", bytes("1")}, {"roundrobin", bytes("1")}});
   auto [b, idb] = join_new({{"roundrobin", bytes("2")}, {"range", bytes("2")}});

@@ -445,6 +445,54 @@ class GroupsTest(MemberProcessTest):
         self.assertEqual(g.state, "Stable")
         self.assertEqual(sorted(m.client_id for m in g.members), ["c-other", "c-static-again"])
 
+    def test_sigkilled_static_leader_restart_rebalances_nobody(self):
+        # KIP-345/KIP-814: the leader is static too; killed and restarted
+        # within its session timeout it gets a new member id and its old
+        # partitions, and the other member sees no revocation. Under
+        # cooperative-sticky its subscription now lists no owned partitions:
+        # that is no reason to rebalance either.
+        for strategy in ("range", "cooperative-sticky"):
+            with self.subTest(strategy=strategy):
+                self.static_leader_restart(strategy)
+
+    def static_leader_restart(self, strategy):
+        topic, group, n = "c-leader-" + strategy, "c-leader-group-" + strategy, 4
+        create_topic(self.broker, topic, n)
+        tps = [(topic, p) for p in range(n)]
+        leader = self.member("c-leader", group, [topic], instance_id="c-leader-instance",
+                             session_timeout_ms=30000, strategy=strategy)
+        self.wait(lambda: leader.assignment == set(tps), "c-leader owns everything alone")
+        other = self.member("c-follower", group, [topic], instance_id="c-follower-instance",
+                            session_timeout_ms=30000, strategy=strategy)
+        self.wait_split([leader, other], tps, "two static members")
+        values = self.produce(topic, n, "one", 40)
+        self.wait_values([leader, other], [v for v, _, _ in values], "both read")
+        leader_partitions, other_partitions = leader.assignment, other.assignment
+        other_changes = len(other.rebalances())
+        generations = group_log_lines(self.broker, group, "generation")
+        old_ids = {m.client_id: m.id for m in describe(self.broker, group).members}
+
+        leader.kill()
+        again = self.member("c-leader-again", group, [topic], instance_id="c-leader-instance",
+                            session_timeout_ms=30000, strategy=strategy)
+        self.wait(lambda: again.assignment is not None, "the restarted leader is assigned")
+        self.assertEqual(again.assignment, leader_partitions)
+        values = self.produce(topic, n, "two", 40)
+        self.wait_values([other, again], [v for v, _, _ in values], "both read after the restart")
+        self.assertEqual({(t, p) for t, p, _, _ in again.messages()}, leader_partitions)
+        self.assertEqual(len(other.rebalances()), other_changes,
+                         "c-follower saw a rebalance: %s\n%s" % (other.rebalances()[other_changes:],
+                                                                 self.diag()))
+        self.assertEqual(other.assignment, other_partitions)
+        self.assertEqual(group_log_lines(self.broker, group, "generation"), generations)
+        g = describe(self.broker, group)
+        self.assertEqual(g.state, "Stable")
+        ids = {m.client_id: m.id for m in g.members}
+        self.assertEqual(sorted(ids), ["c-follower", "c-leader-again"])
+        # A new member id for the restarted instance; the follower keeps its own.
+        self.assertNotEqual(ids["c-leader-again"], old_ids["c-leader"])
+        self.assertEqual(ids["c-follower"], old_ids["c-follower"])
+
     # d. -----------------------------------------------------------------------
 
     def test_assignment_strategies(self):
