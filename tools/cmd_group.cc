@@ -1,4 +1,10 @@
 // strata group list|describe|lag|reset-offsets|delete
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "tools/commands.h"
@@ -92,48 +98,83 @@ Result<Description> describe_group(Kafka& k, const std::string& group) {
   return d;
 }
 
+// One partition of a topic the group reads: committed offset (nullopt where
+// the group committed nothing), end offset, and lag from the committed one.
 struct LagRow {
   std::string topic;
   int32_t partition;
-  int64_t committed, end, lag;
+  std::optional<int64_t> committed;
+  int64_t end;
+  std::optional<int64_t> lag;
   std::string owner;
 };
 
+// Every partition of every topic the group has committed offsets for or its
+// members are assigned, as kafka-consumer-groups shows them.
 Result<std::vector<LagRow>> lag_rows(Kafka& k, const std::string& group, const Description& d) {
   STRATA_ASSIGN_OR_RETURN(auto committed, committed_offsets(k, group));
   std::map<std::pair<std::string, int32_t>, std::string> owner;
+  std::map<std::pair<std::string, int32_t>, int64_t> offsets;
+  std::set<std::string> topics;
   for (const auto& m : d.members) {
-    for (const auto& tp : m.assignment)
+    for (const auto& tp : m.assignment) {
       owner[tp] = m.client_id + " " + m.id;
+      topics.insert(tp.first);
+    }
+  }
+  for (const auto& c : committed) {
+    offsets[{c.topic, c.partition}] = c.offset;
+    topics.insert(c.topic);
   }
   std::vector<LagRow> rows;
-  for (const auto& c : committed) {
-    STRATA_ASSIGN_OR_RETURN(auto wm, k.watermarks(c.topic, c.partition));
-    rows.push_back({c.topic, c.partition, c.offset, wm.second,
-                    std::max<int64_t>(0, wm.second - c.offset),
-                    owner.count({c.topic, c.partition}) ? owner[{c.topic, c.partition}] : ""});
+  for (const auto& topic : topics) {
+    auto t = k.topic(topic);
+    if (!t) {
+      // A deleted topic still holding commits: show what was committed.
+      for (const auto& [tp, off] : offsets) {
+        if (tp.first == topic) rows.push_back({topic, tp.second, off, -1, std::nullopt, ""});
+      }
+      continue;
+    }
+    for (const auto& p : t->partitions) {
+      STRATA_ASSIGN_OR_RETURN(auto wm, k.watermarks(topic, p.id));
+      LagRow r{topic, p.id, std::nullopt, wm.second, std::nullopt, ""};
+      if (auto o = offsets.find({topic, p.id}); o != offsets.end()) {
+        r.committed = o->second;
+        r.lag = std::max<int64_t>(0, wm.second - o->second);
+      }
+      if (auto o = owner.find({topic, p.id}); o != owner.end()) r.owner = o->second;
+      rows.push_back(std::move(r));
+    }
   }
+  std::sort(rows.begin(), rows.end(), [](const LagRow& a, const LagRow& b) {
+    return std::tie(a.topic, a.partition) < std::tie(b.topic, b.partition);
+  });
   return rows;
 }
 
 nlohmann::json lag_json(const std::vector<LagRow>& rows) {
+  auto opt = [](const std::optional<int64_t>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
   nlohmann::json j = nlohmann::json::array();
   for (const auto& r : rows) {
     j.push_back({{"topic", r.topic},
                  {"partition", r.partition},
-                 {"committed", r.committed},
+                 {"committed", opt(r.committed)},
                  {"end", r.end},
-                 {"lag", r.lag},
+                 {"lag", opt(r.lag)},
                  {"member", r.owner}});
   }
   return j;
 }
 
 void print_lag(const std::vector<LagRow>& rows) {
+  auto text = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; };
   Table t({"TOPIC", "PARTITION", "COMMITTED", "END", "LAG", "MEMBER"});
   for (const auto& r : rows) {
-    t.add({r.topic, std::to_string(r.partition), std::to_string(r.committed), std::to_string(r.end),
-           std::to_string(r.lag), r.owner});
+    t.add({r.topic, std::to_string(r.partition), text(r.committed),
+           r.end < 0 ? "-" : std::to_string(r.end), text(r.lag), r.owner});
   }
   t.print();
 }
@@ -228,7 +269,7 @@ Status lag(const Globals& g, const std::string& group) {
   STRATA_TRY(require_exists(group, d, rows));
   int64_t total = 0;
   for (const auto& r : rows)
-    total += r.lag;
+    total += r.lag.value_or(0);
   if (g.json) {
     print_json({{"group", group}, {"total_lag", total}, {"partitions", lag_json(rows)}});
   } else {

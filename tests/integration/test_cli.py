@@ -133,6 +133,28 @@ class CliTest(unittest.TestCase):
                           "--offset", "0", "--count", "1", "--format", "raw")
         self.assertEqual(out, "three\n")
 
+    def test_group_lag_lists_every_partition_of_the_groups_topics(self):
+        self.cli("topic", "create", "lagged", "--partitions", "3")
+        # Keys chosen by partition: produce ten messages to partition 0 only.
+        self.cli("produce", "--topic", "lagged", "--partition", "0",
+                 stdin=b"".join(b"m%d\n" % i for i in range(10)))
+        self.cli("consume", "--topic", "lagged", "--group", "g-lagged",
+                 "--count", "4", "--format", "raw")
+        lag = json.loads(self.cli("--json", "group", "lag", "g-lagged")[0])
+        rows = {r["partition"]: r for r in lag["partitions"]}
+        self.assertEqual(sorted(rows), [0, 1, 2])
+        self.assertEqual((rows[0]["committed"], rows[0]["end"], rows[0]["lag"]), (4, 10, 6))
+        for p in (1, 2):
+            self.assertEqual((rows[p]["committed"], rows[p]["end"], rows[p]["lag"]), (None, 0, None))
+        self.assertEqual(lag["total_lag"], 6)
+        text, _ = self.cli("group", "lag", "g-lagged")
+        lines = [ln.split() for ln in text.splitlines() if ln.startswith("lagged")]
+        self.assertEqual([ln[:5] for ln in lines],
+                         [["lagged", "0", "4", "10", "6"], ["lagged", "1", "-", "0", "-"],
+                          ["lagged", "2", "-", "0", "-"]])
+        described = json.loads(self.cli("--json", "group", "describe", "g-lagged")[0])
+        self.assertEqual(len(described["offsets"]), 3)
+
     def test_group_reset_offsets_moves_what_the_next_member_reads_and_refuses_busy_groups(self):
         self.cli("topic", "create", "resets", "--partitions", "1")
         self.cli("produce", "--topic", "resets", stdin=b"".join(b"m%d\n" % i for i in range(10)))
