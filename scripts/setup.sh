@@ -50,8 +50,8 @@ if [ "$with_tests" = 1 ]; then
 fi
 
 if [ "$with_bench" = 1 ]; then
-  # the machine's limits (loopback TCP, disk) and a profiler
-  packages+=(iperf3 linux-perf coreutils)
+  # the machine's limits (loopback TCP, disk), a profiler, and the timeline plots
+  packages+=(iperf3 linux-perf coreutils python3-matplotlib)
 fi
 
 export DEBIAN_FRONTEND=noninteractive

@@ -40,6 +40,26 @@ std::string process_line(const ProcessResult& p) {
                      static_cast<double>(p.peak_rss_bytes) / (1 << 20), p.pid);
 }
 
+nlohmann::json timeline_json(const Timeline& t) {
+  auto brief = [](const LatencyHistogram& h) -> nlohmann::json {
+    return {{"count", h.count()},
+            {"p50_ms", ms(h.quantile(0.50))},
+            {"p99_ms", ms(h.quantile(0.99))},
+            {"max_ms", ms(h.max())}};
+  };
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < t.seconds().size(); ++i) {
+    const auto& s = t.seconds()[i];
+    out.push_back({{"second", i},
+                   {"publish", brief(s.publish)},
+                   {"e2e", brief(s.e2e)},
+                   {"dirty_mib", static_cast<double>(s.dirty_bytes) / (1 << 20)},
+                   {"writeback_mib", static_cast<double>(s.writeback_bytes) / (1 << 20)},
+                   {"cpu_cores", s.cpu_cores}});
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunResult& r) {
@@ -92,7 +112,8 @@ nlohmann::json to_json(const RunResult& r) {
           {"processes", processes},
           {"client", process_json(r.client)},
           {"errors", r.errors},
-          {"accounting_ok", r.accounting_ok()}};
+          {"accounting_ok", r.accounting_ok()},
+          {"timeline", timeline_json(r.timeline)}};
 }
 
 std::string format_table(const RunResult& r) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -59,7 +60,8 @@ struct Window {
 // What one producer thread sees. Written by its thread; the counters the
 // main thread samples while it runs are atomics.
 struct ProducerState final : AckSink {
-  ProducerState(const Window& w, ErrorLog& e) : window(w), errors(e) {}
+  ProducerState(const Window& w, ErrorLog& e, int seconds)
+      : window(w), errors(e), timeline(w.start_ns, seconds) {}
   const Window& window;
   ErrorLog& errors;
   std::unique_ptr<Producer> producer;
@@ -69,13 +71,16 @@ struct ProducerState final : AckSink {
   uint64_t failed_count = 0;
   uint64_t acked_in_window = 0;
   LatencyHistogram publish_latency;
+  TimelineRecorder timeline;
   bool flushed = false;
 
   void acked(int64_t send_ns) override {
     ++acked_count;
     if (window.contains(send_ns)) {
       ++acked_in_window;
-      publish_latency.record(steady_now_ns() - send_ns);
+      int64_t latency = steady_now_ns() - send_ns;
+      publish_latency.record(latency);
+      timeline.publish(send_ns, latency);
     }
   }
   void failed(std::string_view error) override {
@@ -97,11 +102,13 @@ struct GroupState {
 // One consumer thread's sink: stamps of a poll go to the group's accounting
 // in one batch.
 struct ConsumerState final : MessageSink {
-  ConsumerState(const Window& w, GroupState& g) : window(w), group(g) {}
+  ConsumerState(const Window& w, GroupState& g, int seconds)
+      : window(w), group(g), timeline(w.start_ns, seconds) {}
   const Window& window;
   GroupState& group;
   std::unique_ptr<Consumer> consumer;
   LatencyHistogram e2e_latency;
+  TimelineRecorder timeline;
   std::vector<Stamp> batch;
   uint64_t bytes = 0;
   uint64_t in_window = 0;
@@ -114,7 +121,10 @@ struct ConsumerState final : MessageSink {
       ++unstamped;
       return;
     }
-    if (window.contains(stamp->send_ns)) e2e_latency.record(now - stamp->send_ns);
+    if (window.contains(stamp->send_ns)) {
+      e2e_latency.record(now - stamp->send_ns);
+      timeline.e2e(stamp->send_ns, now - stamp->send_ns);
+    }
     if (window.contains(now)) {
       ++in_window;
       bytes += value.size();
@@ -211,7 +221,9 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
   STRATA_TRY(driver.prepare(w));
   const auto topics = w.topic_names();
   ErrorLog errors;
+  // The window's times are set once the clients exist (below).
   Window window;
+  const int seconds = static_cast<int>(std::ceil(w.duration_s));
 
   // Clients are made before any thread starts, consumers first so their
   // groups exist before the first message.
@@ -222,7 +234,7 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
   for (auto& g : groups) {
     for (const auto& topic : topics) {
       for (int m = 0; m < w.consumers_per_group; ++m) {
-        auto c = std::make_unique<ConsumerState>(window, *g);
+        auto c = std::make_unique<ConsumerState>(window, *g, seconds);
         STRATA_ASSIGN_OR_RETURN(c->consumer,
                                 driver.consumer(w, topic, g->name, m, w.consumers_per_group));
         consumers.push_back(std::move(c));
@@ -231,7 +243,7 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
   }
   std::vector<std::unique_ptr<ProducerState>> producers;
   for (int i = 0; i < w.producers; ++i) {
-    auto p = std::make_unique<ProducerState>(window, errors);
+    auto p = std::make_unique<ProducerState>(window, errors, seconds);
     p->topic = topics[static_cast<size_t>(i) % topics.size()];
     STRATA_ASSIGN_OR_RETURN(p->producer, driver.producer(w, p->topic, i, *p));
     producers.push_back(std::move(p));
@@ -240,6 +252,10 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
   const int64_t t0 = steady_now_ns();
   window.start_ns = t0 + static_cast<int64_t>(w.warmup_s * 1e9);
   window.end_ns = window.start_ns + static_cast<int64_t>(w.duration_s * 1e9);
+  for (auto& p : producers)
+    p->timeline.start_at(window.start_ns);
+  for (auto& c : consumers)
+    c->timeline.start_at(window.start_ns);
   const double window_s = w.duration_s;
   const milliseconds flush_timeout(static_cast<int64_t>(std::max(w.drain_timeout_s, 10.0) * 1000));
 
@@ -298,7 +314,33 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
     auto name = process_name(pid);
     watched.push_back({pid, name ? *name : "?", sample_or_zero(pid)});
   }
-  wait_until(window.end_ns);
+  // Once a second of the window: CPU of every watched process over that
+  // second, and the page cache's dirty and writeback bytes at its end.
+  Timeline timeline(seconds);
+  {
+    std::vector<Watched> all = watched;
+    all.push_back(self);
+    std::vector<double> cpu_before;
+    for (const auto& wp : all)
+      cpu_before.push_back(wp.at_start.cpu_seconds);
+    int64_t before_ns = window.start_ns;
+    for (int i = 0; i < seconds; ++i) {
+      wait_until(std::min(window.start_ns + (i + 1) * int64_t{1'000'000'000}, window.end_ns));
+      int64_t now = steady_now_ns();
+      auto& sec = timeline.second(static_cast<size_t>(i));
+      double elapsed_s = static_cast<double>(std::max<int64_t>(now - before_ns, 1)) / 1e9;
+      for (size_t k = 0; k < all.size(); ++k) {
+        double cpu = sample_or_zero(all[k].pid).cpu_seconds;
+        sec.cpu_cores[all[k].name] = (cpu - cpu_before[k]) / elapsed_s;
+        cpu_before[k] = cpu;
+      }
+      if (auto pc = sample_page_cache()) {
+        sec.dirty_bytes = pc->dirty_bytes;
+        sec.writeback_bytes = pc->writeback_bytes;
+      }
+      before_ns = now;
+    }
+  }
 
   // The window has closed: sample everything at once.
   RunResult r;
@@ -324,6 +366,7 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
     r.failed += p->failed_count;
     r.acked_in_window += p->acked_in_window;
     r.publish_latency.merge(p->publish_latency);
+    timeline.merge(p->timeline);
     sent_by_producer.push_back(p->sent.load());
   }
   // Unflushed messages count as failed: their fate is unknown.
@@ -348,6 +391,7 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
     t.join();
   for (auto& c : consumers) {
     r.e2e_latency.merge(c->e2e_latency);
+    timeline.merge(c->timeline);
     if (c->unstamped > 0)
       errors.add(std::to_string(c->unstamped) + " message(s) without a stamp in " + c->group.name);
     if (Status s = c->consumer->close(); !s) errors.add("close consumer: " + s.error().message());
@@ -375,6 +419,7 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
   r.produce_msgs_per_s = static_cast<double>(r.acked_in_window) / window_s;
   r.produce_mb_per_s = r.produce_msgs_per_s * w.message_size / 1e6;
   r.errors = errors.take();
+  r.timeline = std::move(timeline);
   if (Status s = driver.cleanup(w); !s) r.errors.push_back("cleanup: " + s.error().message());
   return r;
 }

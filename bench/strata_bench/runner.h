@@ -22,6 +22,7 @@
 #include "base/result.h"
 #include "bench/strata_bench/driver.h"
 #include "bench/strata_bench/histogram.h"
+#include "bench/strata_bench/timeline.h"
 #include "bench/strata_bench/workload.h"
 
 namespace strata::bench {
@@ -71,6 +72,7 @@ struct RunResult {
   std::vector<ProcessResult> processes;  // the watched pids
   ProcessResult client;                  // strata-bench itself
   std::vector<std::string> errors;       // the first few error messages
+  Timeline timeline{0};                  // each second of the measured window
 
   // Every group saw every message that was acknowledged, nothing foreign,
   // and the producers flushed.

@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""Draws the per-second timeline of strata-bench runs as PNG plots.
+
+    bench/plot_timeline.py results.jsonl [--out DIR]
+
+Each line of the input is one run's JSON (`strata-bench --json`, or the
+.jsonl files bench/compare.sh writes). For every run with a timeline it
+writes <DIR>/<driver>-<workload>-<n>.png with four panels over the seconds
+of the measured window: publish latency p50/p99/max, end-to-end latency
+p50/p99/max, the page cache's dirty and writeback MiB, and the CPU cores of
+each watched process. A spike shows in the second it happened.
+"""
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def plot(run, path):
+    tl = run["timeline"]
+    t = [s["second"] for s in tl]
+    fig, axes = plt.subplots(4, 1, figsize=(11, 12), sharex=True)
+    title = "%s / %s" % (run["driver"], run["workload"]["name"])
+    for ax, key, label in ((axes[0], "publish", "publish latency (ms)"),
+                           (axes[1], "e2e", "end-to-end latency (ms)")):
+        for q, style in (("p50_ms", "-"), ("p99_ms", "-"), ("max_ms", ":")):
+            ax.plot(t, [s[key][q] for s in tl], style, label=q[:-3])
+        ax.set_yscale("log")
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(loc="upper right")
+    axes[2].plot(t, [s["dirty_mib"] for s in tl], label="dirty")
+    axes[2].plot(t, [s["writeback_mib"] for s in tl], label="writeback")
+    axes[2].set_ylabel("page cache (MiB)")
+    axes[2].grid(True, alpha=0.3)
+    axes[2].legend(loc="upper right")
+    names = sorted({n for s in tl for n in s["cpu_cores"]})
+    for n in names:
+        axes[3].plot(t, [s["cpu_cores"].get(n, 0) for s in tl], label=n)
+    axes[3].set_ylabel("CPU (cores)")
+    axes[3].set_xlabel("second of the measured window")
+    axes[3].grid(True, alpha=0.3)
+    axes[3].legend(loc="upper right")
+    axes[0].set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", help="a .jsonl file of strata-bench runs")
+    ap.add_argument("--out", help="directory for the PNG files (default: beside the input)")
+    args = ap.parse_args()
+    out = args.out or os.path.splitext(args.results)[0] + "-plots"
+    os.makedirs(out, exist_ok=True)
+    n = 0
+    with open(args.results) as f:
+        for i, line in enumerate(f):
+            line = line.strip()
+            if not line:
+                continue
+            run = json.loads(line)
+            if not run.get("timeline"):
+                continue
+            path = os.path.join(out, "%s-%s-%d.png" % (run["driver"], run["workload"]["name"], i))
+            plot(run, path)
+            print(path)
+            n += 1
+    if n == 0:
+        sys.exit("no run with a timeline in %s" % args.results)
+
+
+if __name__ == "__main__":
+    main()
