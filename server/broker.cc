@@ -74,20 +74,25 @@ TopicDefaultLayers Broker::topic_default_layers() const {
                             dynamic->cluster_default, config_.topic_default_props};
 }
 
+Result<const TopicDefaultSynonym*> Broker::dynamic_config(std::string_view key) {
+  const auto* synonym = find_synonym(key);
+  if ((synonym != nullptr && !synonym->dynamic) || BrokerConfig::is_static_key(key)) {
+    return Error(Errc::kInvalidArgument,
+                 fmt::format("broker config '{}' cannot be changed at runtime: set it in the "
+                             "properties file or with --set and restart the broker",
+                             key));
+  }
+  if (synonym == nullptr) {
+    return Error(Errc::kInvalidConfig,
+                 fmt::format("unknown broker config '{}' (or one Strata does not have)", key));
+  }
+  return synonym;
+}
+
 Status Broker::set_dynamic_configs(const coordinator::BrokerScope& scope,
                                    const coordinator::ConfigMap& configs, bool validate_only) {
   for (const auto& [key, value] : configs) {
-    const auto* synonym = find_synonym(key);
-    if ((synonym != nullptr && !synonym->dynamic) || BrokerConfig::is_static_key(key)) {
-      return Error(Errc::kInvalidArgument,
-                   fmt::format("broker config '{}' cannot be changed at runtime: set it in the "
-                               "properties file or with --set and restart the broker",
-                               key));
-    }
-    if (synonym == nullptr) {
-      return Error(Errc::kInvalidConfig,
-                   fmt::format("unknown broker config '{}' (or one Strata does not have)", key));
-    }
+    STRATA_ASSIGN_OR_RETURN(const auto* synonym, dynamic_config(key));
     STRATA_TRY(topic_value_of(*synonym, value));
   }
   // What the defaults become, checked as a whole before anything is stored.

@@ -70,6 +70,10 @@ class Broker {
   // so the shards then apply the new defaults.
   Status set_dynamic_configs(const coordinator::BrokerScope& scope,
                              const coordinator::ConfigMap& configs, bool validate_only);
+  // The topic default `key` sets if it may change at runtime; otherwise an
+  // error naming it (kInvalidArgument for static ones, which need a
+  // restart; kInvalidConfig for unknown ones).
+  static Result<const TopicDefaultSynonym*> dynamic_config(std::string_view key);
 
   // Runs `mutation` (a catalog change) on the control thread, then brings
   // every shard in line with the new snapshot (opening or deleting

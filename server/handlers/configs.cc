@@ -221,11 +221,10 @@ AlterTarget broker_target(Broker& broker, const coordinator::BrokerScope& scope)
   return AlterTarget{
       broker.dynamic_configs()->of(scope),
       [](const std::string& name) -> Result<std::string_view> {
-        const auto* s = find_synonym(name);
-        const auto* d = s ? engine::find_topic_config(s->topic_key) : nullptr;
-        if (d == nullptr) {
-          return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", name));
-        }
+        STRATA_ASSIGN_OR_RETURN(const auto* s, Broker::dynamic_config(name));
+        const auto* d = engine::find_topic_config(s->topic_key);
+        if (d == nullptr)
+          return Error(Errc::kInternal, "no topic config " + std::string(s->topic_key));
         return d->type;
       },
       [defaults](const std::string& name) {
