@@ -205,9 +205,11 @@ TEST_F(BrokerTest, DescribeConfigsGivesEveryTopicConfigWithSourceSynonymsAndDocu
   EXPECT_EQ(retention.synonyms[1],
             (kafka::DescribeConfigsResponse::Synonym{"log.retention.hours", "48",
                                                      kafka::kSourceStaticBrokerConfig}));
-  EXPECT_EQ(retention.synonyms[2],
-            (kafka::DescribeConfigsResponse::Synonym{"log.retention.ms", "604800000",
-                                                     kafka::kSourceDefaultConfig}));
+  EXPECT_EQ(retention.synonyms[2], (kafka::DescribeConfigsResponse::Synonym{
+                                       "log.retention.hours", "168", kafka::kSourceDefaultConfig}));
+  EXPECT_EQ(entry(r, "max.message.bytes").synonyms,
+            (std::vector<kafka::DescribeConfigsResponse::Synonym>{
+                {"message.max.bytes", "1048588", kafka::kSourceDefaultConfig}}));
   EXPECT_EQ(entry(r, "message.format.version").value, "2.8");
   EXPECT_EQ(entry(r, "compression.type").value, "producer");
   EXPECT_EQ(entry(r, "compression.type").config_source, kafka::kSourceDefaultConfig);
@@ -276,8 +278,10 @@ TEST_F(BrokerTest, DynamicBrokerConfigsApplyAtOnceInOrderAndSurviveARestart) {
   ASSERT_EQ(syn.size(), 4u);
   EXPECT_EQ(syn[0].source, kafka::kSourceDynamicBrokerConfig);
   EXPECT_EQ(syn[1].source, kafka::kSourceDynamicDefaultBrokerConfig);
-  EXPECT_EQ(syn[2].name, "log.retention.hours");
-  EXPECT_EQ(syn[3].source, kafka::kSourceDefaultConfig);
+  EXPECT_EQ(syn[2], (kafka::DescribeConfigsResponse::Synonym{"log.retention.hours", "48",
+                                                             kafka::kSourceStaticBrokerConfig}));
+  EXPECT_EQ(syn[3], (kafka::DescribeConfigsResponse::Synonym{"log.retention.hours", "168",
+                                                             kafka::kSourceDefaultConfig}));
 
   auto broker = describe(kafka::kResourceBroker, "1");
   EXPECT_EQ(entry(broker, "log.retention.ms").value, "3600000");

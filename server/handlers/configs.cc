@@ -78,9 +78,18 @@ Described::Result describe_topic(Broker& broker, const kafka::DescribeConfigsReq
         c.synonyms.push_back({name, override->second, kafka::kSourceTopicConfig});
       for (const auto& s : set)
         c.synonyms.push_back({s.broker_key, s.value, source_of(s.layer)});
+      // Kafka's default last, named as Kafka does: by the synonym that has
+      // one (log.retention.hours=168 for retention.ms).
       auto names = synonyms_of(name);
-      std::string default_name = names.empty() ? name : std::string(names.front()->broker_key);
-      c.synonyms.push_back({default_name, kafka_defaults[name], kafka::kSourceDefaultConfig});
+      if (names.empty()) {
+        c.synonyms.push_back({name, kafka_defaults[name], kafka::kSourceDefaultConfig});
+      } else {
+        const auto* last = names.back();
+        c.synonyms.push_back(
+            {std::string(last->broker_key),
+             last->unset_value ? std::string(*last->unset_value) : kafka_defaults[name],
+             kafka::kSourceDefaultConfig});
+      }
     }
     out.configs.push_back(std::move(c));
   }
@@ -173,7 +182,9 @@ Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRe
       c.config_type = config_type(s.unit == 1 ? def->type : "long");
     if (docs) c.documentation = synonym_doc(s);
     if (synonyms) {
-      for (const auto& o : own)
+      // A primary synonym's value may come from another one (log.retention.ms
+      // from log.retention.hours): list the whole chain for it.
+      for (const auto& o : primary ? set_synonyms(layers, s.topic_key) : own)
         c.synonyms.push_back({o.broker_key, o.value, source_of(o.layer)});
     }
     out.configs.push_back(std::move(c));
