@@ -42,7 +42,10 @@ Outcome timed_out(int32_t timeout_ms) {
 }
 
 // Sends a handler's response once: when the change completes or, if
-// `timeout_ms` > 0 passes first, the timed-out answer `on_timeout` gives.
+// `timeout_ms` > 0 passes first, the timed-out answer `on_timeout` gives. A
+// change that completes after the deadline (the shard was busy opening
+// partitions when the timer was due) is answered as timed out too: it did
+// not complete within the request's timeout.
 template <typename Response>
 class AnswerOnce : public std::enable_shared_from_this<AnswerOnce<Response>> {
  public:
@@ -51,25 +54,31 @@ class AnswerOnce : public std::enable_shared_from_this<AnswerOnce<Response>> {
 
   void arm(int32_t timeout_ms, std::function<Response()> on_timeout) {
     if (timeout_ms <= 0) return;
-    timer_.expires_after(std::chrono::milliseconds(timeout_ms));
-    timer_.async_wait([self = this->shared_from_this(),
-                       on_timeout = std::move(on_timeout)](const boost::system::error_code& ec) {
-      if (ec || self->sent_) return;
-      self->sent_ = true;
-      self->out_.send(on_timeout());
+    on_timeout_ = std::move(on_timeout);
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    timer_.expires_at(*deadline_);
+    timer_.async_wait([self = this->shared_from_this()](const boost::system::error_code& ec) {
+      if (!ec) self->send(self->on_timeout_());
     });
   }
 
   void complete(const Response& r) {
     timer_.cancel();
+    if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) return send(on_timeout_());
+    send(r);
+  }
+
+ private:
+  void send(const Response& r) {
     if (sent_) return;
     sent_ = true;
     out_.send(r);
   }
 
- private:
   Responder<Response> out_;
   boost::asio::steady_timer timer_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  std::function<Response()> on_timeout_;
   bool sent_ = false;
 };
 
