@@ -39,6 +39,10 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
   }
   if (batches.empty()) return done(Error(Errc::kInvalidRecord, "empty record set"));
 
+  // Topic compression (compression.type other than producer): the batches
+  // are re-encoded here, so the checks below and the log see what is stored.
+  if (auto st = apply_topic_compression(batches); !st) return done(st.error());
+
   engine::AppendOptions opts;
   if (batches.size() > 1) {
     // All or nothing: check every batch before the first is appended.
@@ -50,9 +54,6 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
       if (!v) return done(v.error());
     }
   }
-  // Topic compression (compression.type other than producer).
-  if (auto st = apply_topic_compression(batches); !st) return done(st.error());
-
   struct State {
     size_t remaining;
     int64_t records = 0;
