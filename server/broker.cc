@@ -101,6 +101,15 @@ Status Broker::set_dynamic_configs(const coordinator::BrokerScope& scope,
   if (!scope.node_id) layers.cluster_default = configs;
   if (scope.node_id && mine) layers.per_broker = configs;
   STRATA_ASSIGN_OR_RETURN(auto next, resolve_topic_defaults(layers));
+  if (mine) {
+    // Every topic's overrides must still make a valid config over them.
+    for (const auto& [name, topic] : snapshot()->topics) {
+      if (auto c = engine::TopicConfig::from_map(topic->configs, next); !c) {
+        return Error(Errc::kInvalidConfig, fmt::format("topic {} would not have a valid config: {}",
+                                                       name, c.error().message()));
+      }
+    }
+  }
   if (validate_only) return ok_status();
   STRATA_TRY(broker_configs_->set(scope, configs));
   if (mine) {

@@ -326,6 +326,23 @@ TEST_F(BrokerTest, StaticAndUnknownBrokerConfigsAreRefusedByName) {
   auto dry = alter(kafka::kResourceBroker, "", {{"log.retention.ms", Inc::kSet, "5"}}, true);
   EXPECT_EQ(dry.error_code, 0);
   EXPECT_TRUE(describe(kafka::kResourceBroker, "").configs.empty());
+  // A default that would leave a topic's overrides invalid is refused.
+  create_topic("lagged", 1, {{"max.compaction.lag.ms", "100"}});
+  auto lag =
+      alter(kafka::kResourceBroker, "", {{"log.cleaner.min.compaction.lag.ms", Inc::kSet, "1000"}});
+  EXPECT_EQ(lag.error_code, kafka::code(kafka::ErrorCode::kInvalidConfig));
+  EXPECT_NE(lag.error_message->find("lagged"), std::string::npos) << *lag.error_message;
+  // And the other way round: an override invalid over the broker's defaults.
+  ASSERT_EQ(
+      alter(kafka::kResourceBroker, "", {{"log.cleaner.max.compaction.lag.ms", Inc::kSet, "500"}})
+          .error_code,
+      0);
+  auto over = alter(kafka::kResourceTopic, "lagged", {{"min.compaction.lag.ms", Inc::kSet, "600"}});
+  EXPECT_EQ(over.error_code, kafka::code(kafka::ErrorCode::kInvalidConfig));
+  ASSERT_EQ(alter(kafka::kResourceBroker, "",
+                  {{"log.cleaner.max.compaction.lag.ms", Inc::kDelete, std::nullopt}})
+                .error_code,
+            0);
   // The whole resource is refused when one config is: nothing is stored.
   auto mixed = alter(kafka::kResourceBroker, "",
                      {{"log.retention.ms", Inc::kSet, "5"}, {"num.partitions", Inc::kSet, "4"}});

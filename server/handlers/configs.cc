@@ -283,8 +283,13 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
                   Error(Errc::kNotFound, fmt::format("topic '{}' does not exist", r.resource_name));
             } else {
               auto configs = next(r, topic_target(broker, *topic));
-              st = configs ? broker.catalog().set_configs(topic->name, *configs, validate_only)
-                           : Status(configs.error());
+              if (configs) {
+                auto checked = engine::TopicConfig::from_map(*configs, *broker.topic_defaults());
+                st = checked ? broker.catalog().set_configs(topic->name, *configs, validate_only)
+                             : Status(checked.error());
+              } else {
+                st = configs.error();
+              }
             }
           }
           if (!st) {

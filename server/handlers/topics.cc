@@ -158,6 +158,12 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
             o = Outcome{ErrorCode::kInvalidConfig, "a config without a value"};
             continue;
           }
+          // Checked over this broker's defaults too (min.compaction.lag.ms
+          // against a broker-wide max.compaction.lag.ms, say).
+          if (auto c = engine::TopicConfig::from_map(configs, *broker.topic_defaults()); !c) {
+            o = outcome_of(c.error());
+            continue;
+          }
           auto r = broker.catalog().create_topic(t.name, partitions, rf, configs, validate_only);
           if (r) {
             (*ids)[i] = (*r)->id;
