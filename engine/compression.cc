@@ -60,10 +60,10 @@ Result<std::vector<std::byte>> gunzip(std::span<const std::byte> in, size_t max_
   return out;
 }
 
-Result<std::vector<std::byte>> gzip(std::span<const std::byte> in) {
+Result<std::vector<std::byte>> gzip(std::span<const std::byte> in, int level) {
   z_stream zs{};
-  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-      Z_OK) {
+  if (level == kDefaultCompressionLevel) level = Z_DEFAULT_COMPRESSION;
+  if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     return Error(Errc::kInternal, "deflateInit2 failed");
   }
   std::vector<std::byte> out(deflateBound(&zs, static_cast<uLong>(in.size())) + 32);
@@ -161,9 +161,10 @@ Result<std::vector<std::byte>> unlz4(std::span<const std::byte> in, size_t max_o
   return out;
 }
 
-Result<std::vector<std::byte>> lz4(std::span<const std::byte> in) {
+Result<std::vector<std::byte>> lz4(std::span<const std::byte> in, int level) {
   LZ4F_preferences_t prefs{};
   prefs.frameInfo.blockSizeID = LZ4F_max64KB;
+  if (level != kDefaultCompressionLevel) prefs.compressionLevel = level;
   std::vector<std::byte> out(LZ4F_compressFrameBound(in.size(), &prefs));
   size_t n = LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), &prefs);
   if (LZ4F_isError(n)) return Error(Errc::kInternal, LZ4F_getErrorName(n));
@@ -202,9 +203,10 @@ Result<std::vector<std::byte>> unzstd(std::span<const std::byte> in, size_t max_
   return out;
 }
 
-Result<std::vector<std::byte>> zstd(std::span<const std::byte> in) {
+Result<std::vector<std::byte>> zstd(std::span<const std::byte> in, int level) {
+  if (level == kDefaultCompressionLevel) level = 3;
   std::vector<std::byte> out(ZSTD_compressBound(in.size()));
-  size_t n = ZSTD_compress(out.data(), out.size(), in.data(), in.size(), 3);
+  size_t n = ZSTD_compress(out.data(), out.size(), in.data(), in.size(), level);
   if (ZSTD_isError(n)) return Error(Errc::kInternal, ZSTD_getErrorName(n));
   out.resize(n);
   return out;
@@ -227,13 +229,14 @@ Result<std::vector<std::byte>> decompress(Compression codec, std::span<const std
   return Error(Errc::kInvalidRecord, fmt::format("unknown codec {}", static_cast<int>(codec)));
 }
 
-Result<std::vector<std::byte>> compress(Compression codec, std::span<const std::byte> input) {
+Result<std::vector<std::byte>> compress(Compression codec, std::span<const std::byte> input,
+                                        int level) {
   switch (codec) {
     case Compression::kNone: return std::vector<std::byte>(input.begin(), input.end());
-    case Compression::kGzip: return gzip(input);
+    case Compression::kGzip: return gzip(input, level);
     case Compression::kSnappy: return snappy_xerial(input);
-    case Compression::kLz4: return lz4(input);
-    case Compression::kZstd: return zstd(input);
+    case Compression::kLz4: return lz4(input, level);
+    case Compression::kZstd: return zstd(input, level);
   }
   return Error(Errc::kInvalidArgument, fmt::format("unknown codec {}", static_cast<int>(codec)));
 }

@@ -7,6 +7,7 @@
 //   auto plain = decompress(Compression::kZstd, bytes, 64 << 20);
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -21,9 +22,15 @@ namespace strata::engine {
 Result<std::vector<std::byte>> decompress(Compression codec, std::span<const std::byte> input,
                                           size_t max_output);
 
+// The codec's own default level (zlib's 6, lz4's fast mode, zstd's 3).
+inline constexpr int kDefaultCompressionLevel = INT_MIN;
+
 // Compresses `input` the way the Kafka clients do (gzip stream, xerial-framed
-// snappy, lz4 frame, zstd frame).
-Result<std::vector<std::byte>> compress(Compression codec, std::span<const std::byte> input);
+// snappy, lz4 frame, zstd frame). `level` is gzip's 1..9 (-1 = default),
+// lz4's 1..17 or zstd's -131072..22 (Kafka's compression.<codec>.level);
+// snappy and none have no level.
+Result<std::vector<std::byte>> compress(Compression codec, std::span<const std::byte> input,
+                                        int level = kDefaultCompressionLevel);
 
 std::string_view compression_name(Compression codec);
 

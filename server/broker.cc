@@ -3,6 +3,7 @@
 #include <future>
 #include <thread>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "coordinator/group/group_records.h"
@@ -61,9 +62,61 @@ uint16_t Broker::port() const {
 }
 
 engine::TopicConfig Broker::effective_config(const coordinator::TopicInfo& topic) const {
-  auto c = engine::TopicConfig::from_map(topic.configs, config_.topic_defaults);
+  auto defaults = topic_defaults();
+  auto c = engine::TopicConfig::from_map(topic.configs, *defaults);
   // The catalog validated the overrides when they were stored.
-  return c.ok() ? *c : config_.topic_defaults;
+  return c.ok() ? *c : *defaults;
+}
+
+TopicDefaultLayers Broker::topic_default_layers() const {
+  auto dynamic = dynamic_configs();
+  return TopicDefaultLayers{dynamic->of(coordinator::BrokerScope::broker(config_.node_id)),
+                            dynamic->cluster_default, config_.topic_default_props};
+}
+
+Result<const TopicDefaultSynonym*> Broker::dynamic_config(std::string_view key) {
+  const auto* synonym = find_synonym(key);
+  if ((synonym != nullptr && !synonym->dynamic) || BrokerConfig::is_static_key(key)) {
+    return Error(Errc::kInvalidArgument,
+                 fmt::format("broker config '{}' cannot be changed at runtime: set it in the "
+                             "properties file or with --set and restart the broker",
+                             key));
+  }
+  if (synonym == nullptr) {
+    return Error(Errc::kInvalidConfig,
+                 fmt::format("unknown broker config '{}' (or one Strata does not have)", key));
+  }
+  return synonym;
+}
+
+Status Broker::set_dynamic_configs(const coordinator::BrokerScope& scope,
+                                   const coordinator::ConfigMap& configs, bool validate_only) {
+  for (const auto& [key, value] : configs) {
+    STRATA_ASSIGN_OR_RETURN(const auto* synonym, dynamic_config(key));
+    STRATA_TRY(topic_value_of(*synonym, value));
+  }
+  // What the defaults become, checked as a whole before anything is stored.
+  auto layers = topic_default_layers();
+  bool mine = !scope.node_id || *scope.node_id == config_.node_id;
+  if (!scope.node_id) layers.cluster_default = configs;
+  if (scope.node_id && mine) layers.per_broker = configs;
+  STRATA_ASSIGN_OR_RETURN(auto next, resolve_topic_defaults(layers));
+  if (mine) {
+    // Every topic's overrides must still make a valid config over them.
+    for (const auto& [name, topic] : snapshot()->topics) {
+      if (auto c = engine::TopicConfig::from_map(topic->configs, next); !c) {
+        return Error(Errc::kInvalidConfig, fmt::format("topic {} would not have a valid config: {}",
+                                                       name, c.error().message()));
+      }
+    }
+  }
+  if (validate_only) return ok_status();
+  STRATA_TRY(broker_configs_->set(scope, configs));
+  if (mine) {
+    std::atomic_store(&topic_defaults_,
+                      std::make_shared<const engine::TopicConfig>(std::move(next)));
+  }
+  return ok_status();
 }
 
 Status Broker::open() {
@@ -80,6 +133,17 @@ Status Broker::open() {
   STRATA_ASSIGN_OR_RETURN(logs_, engine::LogManager::open(lo));
   STRATA_ASSIGN_OR_RETURN(store_,
                           coordinator::EmbeddedStore::open(config_.data_dir / "metadata.json"));
+  STRATA_ASSIGN_OR_RETURN(broker_configs_, coordinator::BrokerConfigStore::open(*store_));
+  {
+    // Dynamic configs stored by an earlier run apply before any log opens.
+    auto defaults = resolve_topic_defaults(topic_default_layers());
+    if (!defaults) {
+      return Error(defaults.error().code(),
+                   "the dynamic broker configs in the metadata store are not valid: " +
+                       defaults.error().message());
+    }
+    topic_defaults_ = std::make_shared<const engine::TopicConfig>(std::move(defaults).value());
+  }
   for (unsigned i = 0; i < cores; ++i) {
     STRATA_ASSIGN_OR_RETURN(auto shard, io::Shard::create(i, 1024));
     shards_.push_back(std::move(shard));

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "coordinator/broker_config_store.h"
 #include "coordinator/embedded_store.h"
 #include "coordinator/topic_catalog.h"
 #include "engine/log_manager.h"
@@ -52,6 +53,27 @@ class Broker {
 
   // The configuration a topic's logs run with: broker defaults + overrides.
   engine::TopicConfig effective_config(const coordinator::TopicInfo& topic) const;
+  // The broker's topic defaults now: static properties under the dynamic
+  // broker configs (see server/topic_defaults.h).
+  std::shared_ptr<const engine::TopicConfig> topic_defaults() const {
+    return std::atomic_load(&topic_defaults_);
+  }
+  // The layers the topic defaults come from, for DescribeConfigs.
+  TopicDefaultLayers topic_default_layers() const;
+  std::shared_ptr<const coordinator::DynamicBrokerConfigs> dynamic_configs() const {
+    return broker_configs_->snapshot();
+  }
+  // Replaces the dynamic broker configs of `scope` (AlterConfigs on the
+  // BROKER resource) after checking that each may change at runtime and has
+  // a valid value; the new topic defaults apply at once. Nothing is stored
+  // with `validate_only`. Run it inside change_topics (the control thread),
+  // so the shards then apply the new defaults.
+  Status set_dynamic_configs(const coordinator::BrokerScope& scope,
+                             const coordinator::ConfigMap& configs, bool validate_only);
+  // The topic default `key` sets if it may change at runtime; otherwise an
+  // error naming it (kInvalidArgument for static ones, which need a
+  // restart; kInvalidConfig for unknown ones).
+  static Result<const TopicDefaultSynonym*> dynamic_config(std::string_view key);
 
   // Runs `mutation` (a catalog change) on the control thread, then brings
   // every shard in line with the new snapshot (opening or deleting
@@ -74,6 +96,8 @@ class Broker {
   std::unique_ptr<engine::LogManager> logs_;
   std::unique_ptr<coordinator::EmbeddedStore> store_;
   std::unique_ptr<coordinator::TopicCatalog> catalog_;
+  std::unique_ptr<coordinator::BrokerConfigStore> broker_configs_;
+  std::shared_ptr<const engine::TopicConfig> topic_defaults_;
   std::vector<std::unique_ptr<io::Shard>> shards_;
   std::vector<std::unique_ptr<ShardState>> states_;
   std::unique_ptr<Listener> listener_;

@@ -1,5 +1,6 @@
 #include "server/broker_config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <functional>
@@ -33,36 +34,52 @@ Result<bool> parse_bool(const std::string& key, const std::string& value) {
   return bad_value(key, value, "must be true or false");
 }
 
-// Kafka's broker-level names of topic configs.
-const std::map<std::string, std::string>& topic_default_keys() {
-  static const std::map<std::string, std::string> m = {
-      {"log.segment.bytes", "segment.bytes"},
-      {"log.roll.ms", "segment.ms"},
-      {"log.retention.ms", "retention.ms"},
-      {"log.retention.bytes", "retention.bytes"},
-      {"log.index.interval.bytes", "index.interval.bytes"},
-      {"message.max.bytes", "max.message.bytes"},
-      {"log.cleanup.policy", "cleanup.policy"},
-      {"log.message.timestamp.type", "message.timestamp.type"},
-      {"durability", "durability"},
+// The properties set() takes that are not topic defaults; none of them can
+// change at runtime.
+const std::vector<std::string_view>& static_keys() {
+  static const std::vector<std::string_view> keys = {
+      "node.id",
+      "broker.id",
+      "log.dirs",
+      "log.dir",
+      "data.dir",
+      "listeners",
+      "advertised.listeners",
+      "num.cores",
+      "cores",
+      "log.level",
+      "auto.create.topics.enable",
+      "num.partitions",
+      "default.replication.factor",
+      "socket.request.max.bytes",
+      "max.inflight.requests.per.connection",
+      "fetch.max.bytes",
+      "log.retention.check.interval.ms",
+      "group.initial.rebalance.delay.ms",
+      "group.min.session.timeout.ms",
+      "group.max.session.timeout.ms",
+      "offsets.retention.minutes",
+      "offsets.retention.check.interval.ms",
+      "shutdown.timeout.ms",
   };
-  return m;
+  return keys;
 }
 
 }  // namespace
 
+bool BrokerConfig::is_static_key(std::string_view key) {
+  const auto& keys = static_keys();
+  if (std::find(keys.begin(), keys.end(), key) != keys.end()) return true;
+  const auto* s = find_synonym(key);
+  return s != nullptr && !s->dynamic;
+}
+
 Status BrokerConfig::set(const std::string& key, const std::string& value) {
-  if (auto it = topic_default_keys().find(key); it != topic_default_keys().end()) {
-    auto st = topic_defaults.set(it->second, value);
-    if (!st) return bad_value(key, value, st.error().message());
+  if (const auto* synonym = find_synonym(key)) {
+    STRATA_TRY(topic_value_of(*synonym, value));
+    topic_default_props[key] = value;
+    STRATA_ASSIGN_OR_RETURN(topic_defaults, resolve_topic_defaults({{}, {}, topic_default_props}));
     return ok_status();
-  }
-  // Kafka's coarser retention and roll units.
-  if (key == "log.retention.hours" || key == "log.retention.minutes" || key == "log.roll.hours") {
-    STRATA_ASSIGN_OR_RETURN(int64_t v, parse_int<int64_t>(key, value, -1, INT64_MAX / 3600000));
-    int64_t unit = key.ends_with("minutes") ? 60000 : 3600000;
-    std::string target = key == "log.roll.hours" ? "segment.ms" : "retention.ms";
-    return topic_defaults.set(target, std::to_string(v < 0 ? -1 : v * unit));
   }
   if (key == "node.id" || key == "broker.id") {
     STRATA_ASSIGN_OR_RETURN(node_id, parse_int<int32_t>(key, value, 0, INT32_MAX));
@@ -200,10 +217,21 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  group.initial.rebalance.delay.ms, group.min.session.timeout.ms,\n"
                  "  group.max.session.timeout.ms, offsets.retention.minutes,\n"
                  "  offsets.retention.check.interval.ms,\n"
-                 "  and the topic defaults log.segment.bytes, log.roll.ms, log.roll.hours,\n"
-                 "  log.retention.ms, log.retention.minutes, log.retention.hours,\n"
-                 "  log.retention.bytes, log.index.interval.bytes, message.max.bytes,\n"
-                 "  log.cleanup.policy, log.message.timestamp.type, durability.\n";
+                 "  and the defaults of the topic configs, with Kafka's names:\n";
+    std::string line = " ";
+    for (const auto& s : topic_default_synonyms()) {
+      if (line.size() + s.broker_key.size() + 2 > 78) {
+        std::cout << line << "\n";
+        line = " ";
+      }
+      line += " " + std::string(s.broker_key) + ",";
+    }
+    line.back() = '.';
+    std::cout << line << "\n"
+              << "Those topic defaults but log.retention.minutes/hours, log.roll.hours,\n"
+                 "log.roll.jitter.hours, log.flush.scheduler.interval.ms and\n"
+                 "log.message.format.version can also be changed at runtime (AlterConfigs on\n"
+                 "the broker resource); they are kept in the metadata store.\n";
     return std::optional<BrokerConfig>();
   } catch (const CLI::ParseError& e) {
     return Error(Errc::kInvalidArgument, e.what());
@@ -244,9 +272,6 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"offsets.retention.minutes", std::to_string(offsets_retention_ms / 60000)},
       {"offsets.retention.check.interval.ms", std::to_string(offsets_retention_check_interval_ms)},
   };
-  auto topic = topic_defaults.to_map();
-  for (const auto& [broker_key, topic_key] : topic_default_keys())
-    m[broker_key] = topic[topic_key];
   return m;
 }
 

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "coordinator/broker_config_store.h"
 #include "engine/topic_config.h"
+#include "server/topic_defaults.h"
 
 namespace strata::server {
 
@@ -46,8 +48,10 @@ struct BrokerConfig {
   int64_t offsets_retention_ms = 7LL * 24 * 3600 * 1000;
   int64_t offsets_retention_check_interval_ms = 600000;
 
-  // Broker-wide defaults of the topic configs (log.retention.ms and friends).
+  // Broker-wide defaults of the topic configs (log.retention.ms and friends)
+  // as the static properties set them, and those properties as given.
   engine::TopicConfig topic_defaults;
+  coordinator::ConfigMap topic_default_props;
 
   // Parses argv. Returns nullopt after printing --help; errors name the
   // offending flag or key.
@@ -65,7 +69,11 @@ struct BrokerConfig {
     return advertised_port == 0 ? listen_port : advertised_port;
   }
 
-  // The broker-level properties and their current values (DescribeConfigs).
+  // Whether `key` is a broker property that only a restart changes.
+  static bool is_static_key(std::string_view key);
+
+  // The broker's own properties (not the topic defaults) and their current
+  // values (DescribeConfigs).
   std::map<std::string, std::string> describe() const;
 };
 

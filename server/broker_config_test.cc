@@ -53,7 +53,34 @@ TEST(BrokerConfig, PropertiesFileThenSetThenFlags) {
   EXPECT_EQ(c.advertised_host_or_listen(), "broker.example");
   EXPECT_EQ(c.advertised_port_or_listen(), 9093);
   EXPECT_EQ(c.data_dir, "/var/lib/strata");
-  EXPECT_EQ(c.describe().at("log.retention.ms"), std::to_string(24 * 3600 * 1000));
+  EXPECT_EQ(c.topic_default_props.at("log.retention.hours"), "24");
+  EXPECT_EQ(c.describe().at("node.id"), "9");
+  EXPECT_EQ(c.describe().count("log.retention.hours"), 0u);  // topic defaults are apart
+}
+
+TEST(BrokerConfig, TopicDefaultsTakeKafkasSynonymsInKafkasOrder) {
+  // log.retention.ms wins over log.retention.hours whatever their order.
+  auto c = parse({"--set", "log.retention.ms=5000", "--set", "log.retention.hours=2", "--set",
+                  "log.roll.hours=1", "--set", "compression.type=zstd", "--set",
+                  "log.flush.interval.messages=10", "--set", "log.cleaner.min.cleanable.ratio=0.1",
+                  "--set", "log.message.format.version=2.8", "--set", "log.retention.minutes=-1"})
+               .value()
+               .value();
+  EXPECT_EQ(c.topic_defaults.retention_ms, 5000);
+  EXPECT_EQ(c.topic_defaults.segment_ms, 3600000);
+  EXPECT_EQ(c.topic_defaults.compression_type, engine::Compression::kZstd);
+  EXPECT_EQ(c.topic_defaults.flush_messages, 10);
+  EXPECT_EQ(c.topic_defaults.min_cleanable_dirty_ratio, 0.1);
+  EXPECT_EQ(c.topic_defaults.message_format_version, "2.8");
+  // Without the milliseconds, minutes come before hours; -1 is forever.
+  auto m = parse({"--set", "log.retention.hours=2", "--set", "log.retention.minutes=-1"})
+               .value()
+               .value();
+  EXPECT_EQ(m.topic_defaults.retention_ms, -1);
+  EXPECT_TRUE(BrokerConfig::is_static_key("num.partitions"));
+  EXPECT_TRUE(BrokerConfig::is_static_key("log.retention.hours"));
+  EXPECT_FALSE(BrokerConfig::is_static_key("log.retention.ms"));
+  EXPECT_FALSE(BrokerConfig::is_static_key("no.such.key"));
 }
 
 TEST(BrokerConfig, BadInputNamesTheProblem) {
@@ -69,6 +96,10 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
       {{"--listen", "localhost"}, "host:port"},
       {{"--listen", "SSL://h:1"}, "PLAINTEXT"},
       {{"--set", "log.cleanup.policy=shred"}, "log.cleanup.policy"},
+      {{"--set", "log.retention.hours=soon"}, "log.retention.hours"},
+      {{"--set", "log.roll.hours=0"}, "log.roll.hours"},
+      {{"--set", "compression.type=brotli"}, "compression.type"},
+      {{"--set", "message.max.bytes=-1"}, "message.max.bytes"},
       {{"--unknown-flag"}, "unknown-flag"},
       {{"--config", "/nonexistent/file"}, "/nonexistent/file"},
   };

@@ -2,12 +2,15 @@
 #include "server/broker.h"
 
 #include <future>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "base/testing/temp_dir.h"
 #include "engine/batch_builder.h"
+#include "engine/compression.h"
 #include "server/group_lag.h"
+#include "server/kafka/error_code.h"
 #include "server/kafka/messages/all.h"
 #include "server/testing/wire_client.h"
 
@@ -16,32 +19,39 @@ namespace {
 
 class BrokerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    BrokerConfig cfg;
-    cfg.data_dir = dir_.path() / "data";
-    cfg.listen_port = 0;
-    cfg.cores = 2;
-    cfg.log_level = "warn";
-    broker_ = Broker::start(cfg).value();
-    client_ = std::make_unique<testing::WireClient>("127.0.0.1", broker_->port());
-  }
+  void SetUp() override { start(); }
   void TearDown() override {
     client_.reset();
     ASSERT_TRUE(broker_->stop().ok());
   }
 
-  void create_topic(const std::string& name, int32_t partitions) {
+  void start() {
+    BrokerConfig cfg;
+    cfg.data_dir = dir_.path() / "data";
+    cfg.listen_port = 0;
+    cfg.cores = 2;
+    cfg.log_level = "warn";
+    ASSERT_TRUE(cfg.set("log.retention.hours", "48").ok());  // a static topic default
+    broker_ = Broker::start(cfg).value();
+    client_ = std::make_unique<testing::WireClient>("127.0.0.1", broker_->port());
+  }
+  void restart() {
+    client_.reset();
+    ASSERT_TRUE(broker_->stop().ok());
+    broker_.reset();
+    start();
+  }
+
+  void create_topic(const std::string& name, int32_t partitions,
+                    std::vector<kafka::CreateTopicsRequest::Config> configs = {}) {
     kafka::CreateTopicsRequest req;
-    req.topics.push_back({name, partitions, 1, {}, {}});
+    req.topics.push_back({name, partitions, 1, {}, std::move(configs)});
     auto resp = client_->call<kafka::CreateTopicsRequest, kafka::CreateTopicsResponse>(req, 5);
     ASSERT_EQ(resp.topics.at(0).error_code, 0) << resp.topics[0].error_message.value_or("");
   }
 
-  int64_t produce(const std::string& topic, int32_t partition, int records) {
-    engine::BatchBuilder b;
-    for (int i = 0; i < records; ++i)
-      b.add({.key = "k", .value = "v", .timestamp = 1});
-    auto bytes = b.build().value();
+  kafka::ProduceResponse::Partition produce_batch(const std::string& topic, int32_t partition,
+                                                  const std::vector<std::byte>& bytes) {
     kafka::ProduceRequest req;
     req.acks = -1;
     kafka::ProduceRequest::Partition p;
@@ -49,8 +59,74 @@ class BrokerTest : public ::testing::Test {
     p.records.slices = {SharedBytes::copy_of(bytes)};
     req.topics.push_back({topic, {p}});
     auto resp = client_->call<kafka::ProduceRequest, kafka::ProduceResponse>(req, 7);
-    EXPECT_EQ(resp.responses.at(0).partitions.at(0).error_code, 0);
-    return resp.responses[0].partitions[0].base_offset;
+    return resp.responses.at(0).partitions.at(0);
+  }
+
+  int64_t produce(const std::string& topic, int32_t partition, int records) {
+    engine::BatchBuilder b;
+    for (int i = 0; i < records; ++i)
+      b.add({.key = "k", .value = "v", .timestamp = 1});
+    auto r = produce_batch(topic, partition, b.build().value());
+    EXPECT_EQ(r.error_code, 0);
+    return r.base_offset;
+  }
+
+  // Runs `fn` on the partition's own shard and returns what it returns.
+  template <typename F>
+  auto on_partition(const std::string& topic, int32_t p, F fn) {
+    auto uid = broker_->snapshot()->find(topic)->uid(PartitionId(p));
+    std::promise<decltype(fn(std::declval<Partition&>()))> done;
+    broker_->shard(broker_->shard_for(uid)).post([&] {
+      done.set_value(fn(*broker_->state(broker_->shard_for(uid)).find(uid)));
+    });
+    return done.get_future().get();
+  }
+
+  // The first stored batch of a partition.
+  std::vector<std::byte> first_batch(const std::string& topic, int32_t p) {
+    auto uid = broker_->snapshot()->find(topic)->uid(PartitionId(p));
+    std::promise<std::vector<std::byte>> done;
+    broker_->shard(broker_->shard_for(uid)).post([&] {
+      auto* part = broker_->state(broker_->shard_for(uid)).find(uid);
+      part->log().read(Offset(0), 1 << 20, [&](Result<engine::ReadResult> r) {
+        auto bytes = r.value().slices.at(0);
+        auto size = static_cast<size_t>(engine::peek_batch_size(bytes.data()));
+        done.set_value(std::vector<std::byte>(bytes.data(), bytes.data() + size));
+      });
+    });
+    return done.get_future().get();
+  }
+
+  kafka::DescribeConfigsResponse::Result describe(int8_t type, const std::string& name,
+                                                  int16_t version = 4) {
+    kafka::DescribeConfigsRequest req;
+    req.resources.push_back({type, name, std::nullopt});
+    req.include_synonyms = true;
+    req.include_documentation = true;
+    auto resp =
+        client_->call<kafka::DescribeConfigsRequest, kafka::DescribeConfigsResponse>(req, version);
+    return resp.results.at(0);
+  }
+
+  static const kafka::DescribeConfigsResponse::Config& entry(
+      const kafka::DescribeConfigsResponse::Result& r, const std::string& name) {
+    for (const auto& c : r.configs) {
+      if (c.name == name) return c;
+    }
+    ADD_FAILURE() << "no config " << name;
+    static const kafka::DescribeConfigsResponse::Config none;
+    return none;
+  }
+
+  using Inc = kafka::IncrementalAlterConfigsRequest;
+  kafka::AlterConfigsResponse::Result alter(int8_t type, const std::string& name,
+                                            std::vector<Inc::Config> configs,
+                                            bool validate_only = false) {
+    Inc req;
+    req.resources.push_back({type, name, std::move(configs)});
+    req.validate_only = validate_only;
+    auto resp = client_->call<Inc, kafka::AlterConfigsResponse>(req, 1);
+    return resp.responses.at(0);
   }
 
   std::vector<PartitionLag> lag(const std::string& group) {
@@ -103,6 +179,245 @@ TEST_F(BrokerTest, GroupLagIsTheHighWatermarkMinusTheCommittedOffset) {
   produce("orders", 1, 5);
   EXPECT_EQ(lag("billing")[1].lag, 5);
   EXPECT_TRUE(lag("nobody").empty());
+}
+
+TEST_F(BrokerTest, DescribeConfigsGivesEveryTopicConfigWithSourceSynonymsAndDocumentation) {
+  create_topic("described", 1, {{"retention.ms", "1000"}, {"message.format.version", "2.8"}});
+  auto r = describe(kafka::kResourceTopic, "described");
+  ASSERT_EQ(r.error_code, 0) << r.error_message.value_or("");
+  EXPECT_EQ(r.configs.size(), engine::topic_config_definitions().size());
+  EXPECT_GE(r.configs.size(), 30u);
+  for (const auto& c : r.configs) {
+    EXPECT_TRUE(c.documentation && !c.documentation->empty()) << c.name;
+    EXPECT_NE(c.config_type, 0) << c.name;
+    EXPECT_FALSE(c.read_only) << c.name;
+    EXPECT_FALSE(c.is_sensitive) << c.name;
+    EXPECT_FALSE(c.synonyms.empty()) << c.name;
+  }
+  const auto& retention = entry(r, "retention.ms");
+  EXPECT_EQ(retention.value, "1000");
+  EXPECT_EQ(retention.config_source, kafka::kSourceTopicConfig);
+  EXPECT_EQ(retention.config_type, 5);  // LONG
+  // The override, then the broker's static log.retention.hours, then the default.
+  ASSERT_EQ(retention.synonyms.size(), 3u);
+  EXPECT_EQ(retention.synonyms[0], (kafka::DescribeConfigsResponse::Synonym{
+                                       "retention.ms", "1000", kafka::kSourceTopicConfig}));
+  EXPECT_EQ(retention.synonyms[1],
+            (kafka::DescribeConfigsResponse::Synonym{"log.retention.hours", "48",
+                                                     kafka::kSourceStaticBrokerConfig}));
+  EXPECT_EQ(retention.synonyms[2], (kafka::DescribeConfigsResponse::Synonym{
+                                       "log.retention.hours", "168", kafka::kSourceDefaultConfig}));
+  EXPECT_EQ(entry(r, "max.message.bytes").synonyms,
+            (std::vector<kafka::DescribeConfigsResponse::Synonym>{
+                {"message.max.bytes", "1048588", kafka::kSourceDefaultConfig}}));
+  EXPECT_EQ(entry(r, "message.format.version").value, "2.8");
+  EXPECT_EQ(entry(r, "compression.type").value, "producer");
+  EXPECT_EQ(entry(r, "compression.type").config_source, kafka::kSourceDefaultConfig);
+  EXPECT_EQ(entry(r, "min.cleanable.dirty.ratio").config_type, 6);  // DOUBLE
+
+  // A topic without the override takes the broker's 48 hours.
+  create_topic("plain", 1);
+  auto plain = describe(kafka::kResourceTopic, "plain", 1);
+  EXPECT_EQ(entry(plain, "retention.ms").value, std::to_string(48 * 3600000LL));
+  EXPECT_EQ(entry(plain, "retention.ms").config_source, kafka::kSourceStaticBrokerConfig);
+  EXPECT_FALSE(entry(plain, "retention.ms").documentation.has_value());  // v3+ only
+}
+
+TEST_F(BrokerTest, IncrementalAlterConfigsOfATopicSetsDeletesAppendsAndValidates) {
+  create_topic("inc", 1, {{"segment.ms", "5000"}});
+  auto ok = alter(kafka::kResourceTopic, "inc",
+                  {{"flush.messages", Inc::kSet, "10"},
+                   {"segment.ms", Inc::kDelete, std::nullopt},
+                   {"cleanup.policy", Inc::kAppend, "compact"}});
+  ASSERT_EQ(ok.error_code, 0) << ok.error_message.value_or("");
+  auto r = describe(kafka::kResourceTopic, "inc");
+  EXPECT_EQ(entry(r, "flush.messages").value, "10");
+  EXPECT_EQ(entry(r, "segment.ms").config_source, kafka::kSourceDefaultConfig);
+  EXPECT_EQ(entry(r, "cleanup.policy").value, "compact,delete");
+  EXPECT_EQ(on_partition("inc", 0, [](Partition& p) { return p.log().config().flush_messages; }),
+            10);
+
+  auto bad = alter(kafka::kResourceTopic, "inc", {{"flush.messages", Inc::kSet, "0"}});
+  EXPECT_EQ(bad.error_code, kafka::code(kafka::ErrorCode::kInvalidConfig));
+  EXPECT_NE(bad.error_message->find("flush.messages"), std::string::npos) << *bad.error_message;
+  auto tiered = alter(kafka::kResourceTopic, "inc", {{"remote.storage.enable", Inc::kSet, "true"}});
+  EXPECT_EQ(tiered.error_code, kafka::code(kafka::ErrorCode::kInvalidConfig));
+  EXPECT_NE(tiered.error_message->find("no tiered storage"), std::string::npos);
+  auto dry = alter(kafka::kResourceTopic, "inc", {{"flush.messages", Inc::kSet, "7"}}, true);
+  EXPECT_EQ(dry.error_code, 0);
+  EXPECT_EQ(entry(describe(kafka::kResourceTopic, "inc"), "flush.messages").value, "10");
+}
+
+TEST_F(BrokerTest, DynamicBrokerConfigsApplyAtOnceInOrderAndSurviveARestart) {
+  create_topic("follows", 1);
+  create_topic("overrides", 1, {{"retention.ms", "1000"}});
+  // The cluster default applies to topics without an override, at once.
+  auto set =
+      alter(kafka::kResourceBroker, "",
+            {{"log.retention.ms", Inc::kSet, "7200000"}, {"message.max.bytes", Inc::kSet, "200"}});
+  ASSERT_EQ(set.error_code, 0) << set.error_message.value_or("");
+  auto follows = describe(kafka::kResourceTopic, "follows");
+  EXPECT_EQ(entry(follows, "retention.ms").value, "7200000");
+  EXPECT_EQ(entry(follows, "retention.ms").config_source, kafka::kSourceDynamicDefaultBrokerConfig);
+  EXPECT_EQ(entry(describe(kafka::kResourceTopic, "overrides"), "retention.ms").value, "1000");
+  EXPECT_EQ(on_partition("follows", 0, [](Partition& p) { return p.log().config().retention_ms; }),
+            7200000);
+  // message.max.bytes=200 refuses a bigger batch now.
+  engine::BatchBuilder big;
+  big.add({.value = std::string(300, 'x')});
+  EXPECT_EQ(produce_batch("follows", 0, big.build().value()).error_code,
+            kafka::code(kafka::ErrorCode::kMessageTooLarge));
+
+  // This broker's own value wins over the cluster default.
+  auto mine = alter(kafka::kResourceBroker, "1", {{"log.retention.ms", Inc::kSet, "3600000"}});
+  ASSERT_EQ(mine.error_code, 0) << mine.error_message.value_or("");
+  follows = describe(kafka::kResourceTopic, "follows");
+  EXPECT_EQ(entry(follows, "retention.ms").value, "3600000");
+  EXPECT_EQ(entry(follows, "retention.ms").config_source, kafka::kSourceDynamicBrokerConfig);
+  const auto& syn = entry(follows, "retention.ms").synonyms;
+  ASSERT_EQ(syn.size(), 4u);
+  EXPECT_EQ(syn[0].source, kafka::kSourceDynamicBrokerConfig);
+  EXPECT_EQ(syn[1].source, kafka::kSourceDynamicDefaultBrokerConfig);
+  EXPECT_EQ(syn[2], (kafka::DescribeConfigsResponse::Synonym{"log.retention.hours", "48",
+                                                             kafka::kSourceStaticBrokerConfig}));
+  EXPECT_EQ(syn[3], (kafka::DescribeConfigsResponse::Synonym{"log.retention.hours", "168",
+                                                             kafka::kSourceDefaultConfig}));
+
+  auto broker = describe(kafka::kResourceBroker, "1");
+  EXPECT_EQ(entry(broker, "log.retention.ms").value, "3600000");
+  EXPECT_EQ(entry(broker, "log.retention.ms").config_source, kafka::kSourceDynamicBrokerConfig);
+  EXPECT_FALSE(entry(broker, "log.retention.ms").read_only);
+  EXPECT_TRUE(entry(broker, "log.retention.hours").read_only);
+  EXPECT_EQ(entry(broker, "log.retention.hours").value, "48");
+  EXPECT_TRUE(entry(broker, "num.partitions").read_only);
+  auto cluster = describe(kafka::kResourceBroker, "");
+  ASSERT_EQ(cluster.configs.size(), 2u);
+  EXPECT_EQ(entry(cluster, "message.max.bytes").value, "200");
+
+  restart();
+  follows = describe(kafka::kResourceTopic, "follows");
+  EXPECT_EQ(entry(follows, "retention.ms").value, "3600000");
+  EXPECT_EQ(entry(follows, "max.message.bytes").value, "200");
+  EXPECT_EQ(produce_batch("follows", 0, big.build().value()).error_code,
+            kafka::code(kafka::ErrorCode::kMessageTooLarge));
+
+  // Deleting the broker's own value falls back to the cluster default.
+  ASSERT_EQ(alter(kafka::kResourceBroker, "1", {{"log.retention.ms", Inc::kDelete, std::nullopt}})
+                .error_code,
+            0);
+  EXPECT_EQ(entry(describe(kafka::kResourceTopic, "follows"), "retention.ms").value, "7200000");
+}
+
+TEST_F(BrokerTest, StaticAndUnknownBrokerConfigsAreRefusedByName) {
+  auto st = alter(kafka::kResourceBroker, "1", {{"num.partitions", Inc::kSet, "4"}});
+  EXPECT_EQ(st.error_code, kafka::code(kafka::ErrorCode::kInvalidRequest));
+  EXPECT_NE(st.error_message->find("num.partitions"), std::string::npos);
+  EXPECT_NE(st.error_message->find("restart"), std::string::npos);
+  auto hours = alter(kafka::kResourceBroker, "", {{"log.retention.hours", Inc::kSet, "4"}});
+  EXPECT_EQ(hours.error_code, kafka::code(kafka::ErrorCode::kInvalidRequest));
+  EXPECT_NE(hours.error_message->find("log.retention.hours"), std::string::npos);
+  auto unknown = alter(kafka::kResourceBroker, "", {{"no.such.config", Inc::kSet, "4"}});
+  EXPECT_EQ(unknown.error_code, kafka::code(kafka::ErrorCode::kInvalidConfig));
+  auto bad = alter(kafka::kResourceBroker, "", {{"log.retention.ms", Inc::kSet, "-5"}});
+  EXPECT_EQ(bad.error_code, kafka::code(kafka::ErrorCode::kInvalidConfig));
+  EXPECT_NE(bad.error_message->find("log.retention.ms"), std::string::npos);
+  auto other = alter(kafka::kResourceBroker, "2", {{"log.retention.ms", Inc::kSet, "5"}});
+  EXPECT_EQ(other.error_code, kafka::code(kafka::ErrorCode::kInvalidRequest));
+  auto dry = alter(kafka::kResourceBroker, "", {{"log.retention.ms", Inc::kSet, "5"}}, true);
+  EXPECT_EQ(dry.error_code, 0);
+  EXPECT_TRUE(describe(kafka::kResourceBroker, "").configs.empty());
+  // A default that would leave a topic's overrides invalid is refused.
+  create_topic("lagged", 1, {{"max.compaction.lag.ms", "100"}});
+  auto lag =
+      alter(kafka::kResourceBroker, "", {{"log.cleaner.min.compaction.lag.ms", Inc::kSet, "1000"}});
+  EXPECT_EQ(lag.error_code, kafka::code(kafka::ErrorCode::kInvalidConfig));
+  EXPECT_NE(lag.error_message->find("lagged"), std::string::npos) << *lag.error_message;
+  // And the other way round: an override invalid over the broker's defaults.
+  ASSERT_EQ(
+      alter(kafka::kResourceBroker, "", {{"log.cleaner.max.compaction.lag.ms", Inc::kSet, "500"}})
+          .error_code,
+      0);
+  auto over = alter(kafka::kResourceTopic, "lagged", {{"min.compaction.lag.ms", Inc::kSet, "600"}});
+  EXPECT_EQ(over.error_code, kafka::code(kafka::ErrorCode::kInvalidConfig));
+  ASSERT_EQ(alter(kafka::kResourceBroker, "",
+                  {{"log.cleaner.max.compaction.lag.ms", Inc::kDelete, std::nullopt}})
+                .error_code,
+            0);
+  // The whole resource is refused when one config is: nothing is stored.
+  auto mixed = alter(kafka::kResourceBroker, "",
+                     {{"log.retention.ms", Inc::kSet, "5"}, {"num.partitions", Inc::kSet, "4"}});
+  EXPECT_NE(mixed.error_code, 0);
+  EXPECT_TRUE(describe(kafka::kResourceBroker, "").configs.empty());
+}
+
+TEST_F(BrokerTest, CompressionTypeRecompressesWhatTheProducerSent) {
+  create_topic("zstd", 1, {{"compression.type", "zstd"}});
+  create_topic("plain-codec", 1, {{"compression.type", "uncompressed"}});
+  create_topic("as-sent", 1);
+  engine::BatchBuilder lz4({.compression = engine::Compression::kLz4});
+  for (int i = 0; i < 20; ++i)
+    lz4.add({.key = "k" + std::to_string(i), .value = std::string(100, 'v'), .timestamp = 5 + i});
+  auto sent = lz4.build().value();
+  for (const char* topic : {"zstd", "plain-codec", "as-sent"})
+    ASSERT_EQ(produce_batch(topic, 0, sent).error_code, 0) << topic;
+  auto records = [](const std::vector<std::byte>& b) {
+    auto h = engine::read_batch_header(b.data());
+    return engine::decompress(h.compression(), std::span(b).subspan(engine::kBatchHeaderSize),
+                              1 << 20)
+        .value();
+  };
+  auto zstd = first_batch("zstd", 0);
+  auto plain = first_batch("plain-codec", 0);
+  auto as_sent = first_batch("as-sent", 0);
+  EXPECT_EQ(engine::read_batch_header(zstd.data()).compression(), engine::Compression::kZstd);
+  EXPECT_EQ(engine::read_batch_header(plain.data()).compression(), engine::Compression::kNone);
+  EXPECT_EQ(engine::read_batch_header(as_sent.data()).compression(), engine::Compression::kLz4);
+  EXPECT_EQ(records(zstd), records(sent));
+  EXPECT_EQ(records(plain), records(sent));
+  EXPECT_TRUE(engine::check_batch_integrity(zstd).ok());
+  EXPECT_EQ(engine::read_batch_header(zstd.data()).records_count, 20);
+}
+
+TEST_F(BrokerTest, FlushMessagesAndFlushMsFlushReplicatedTopics) {
+  create_topic("lazy", 1, {{"durability", "replicated"}});
+  create_topic("counted", 1, {{"durability", "replicated"}, {"flush.messages", "5"}});
+  create_topic("timed", 1, {{"durability", "replicated"}, {"flush.ms", "20"}});
+  auto durable = [&](const std::string& t) {
+    return on_partition(t, 0, [](Partition& p) { return p.log().durable_offset().value(); });
+  };
+  auto wait_durable = [&](const std::string& t, int64_t want) {
+    // Bounded wait for the flush the policy started (it completes on its own).
+    for (int i = 0; i < 1000 && durable(t) < want; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return durable(t);
+  };
+  produce("lazy", 0, 10);
+  produce("counted", 0, 3);
+  produce("timed", 0, 2);
+  // Nothing asked the default topic or the one short of its count to flush.
+  EXPECT_EQ(durable("lazy"), 0);
+  EXPECT_EQ(durable("counted"), 0);
+  EXPECT_EQ(wait_durable("timed", 2), 2);  // flush.ms
+  produce("counted", 0, 2);
+  EXPECT_EQ(wait_durable("counted", 5), 5);  // the fifth record
+  EXPECT_EQ(on_partition("lazy", 0, [](Partition& p) { return p.log().fsync_count(); }), 0u);
+}
+
+TEST_F(BrokerTest, ASlowCreateTopicsAnswersRequestTimedOutAndStillCompletes) {
+  kafka::CreateTopicsRequest req;
+  req.topics.push_back({"slow", 2000, 1, {}, {}});
+  req.timeout_ms = 1;
+  auto resp = client_->call<kafka::CreateTopicsRequest, kafka::CreateTopicsResponse>(req, 5);
+  ASSERT_EQ(resp.topics.size(), 1u);
+  EXPECT_EQ(resp.topics[0].error_code, kafka::code(kafka::ErrorCode::kRequestTimedOut));
+  EXPECT_NE(resp.topics[0].error_message->find("may still complete"), std::string::npos);
+  // The topic is created all the same: a later request (which runs after the
+  // change, on the control thread) finds it.
+  kafka::CreateTopicsRequest again;
+  again.topics.push_back({"slow", 1, 1, {}, {}});
+  auto second = client_->call<kafka::CreateTopicsRequest, kafka::CreateTopicsResponse>(again, 5);
+  EXPECT_EQ(second.topics.at(0).error_code, kafka::code(kafka::ErrorCode::kTopicAlreadyExists));
+  EXPECT_EQ(broker_->snapshot()->find("slow")->partitions, 2000);
 }
 
 }  // namespace

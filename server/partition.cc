@@ -1,6 +1,9 @@
 #include "server/partition.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "engine/batch_recompress.h"
 
 namespace strata::server {
 
@@ -36,6 +39,10 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
   }
   if (batches.empty()) return done(Error(Errc::kInvalidRecord, "empty record set"));
 
+  // Topic compression (compression.type other than producer): the batches
+  // are re-encoded here, so the checks below and the log see what is stored.
+  if (auto st = apply_topic_compression(batches); !st) return done(st.error());
+
   engine::AppendOptions opts;
   if (batches.size() > 1) {
     // All or nothing: check every batch before the first is appended.
@@ -46,12 +53,13 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
   }
   struct State {
     size_t remaining;
+    int64_t records = 0;
     std::optional<ProduceResult> first;
     std::optional<Error> error;
     std::function<void(Result<ProduceResult>)> done;
   };
-  auto state =
-      std::make_shared<State>(State{batches.size(), std::nullopt, std::nullopt, std::move(done)});
+  auto state = std::make_shared<State>(
+      State{batches.size(), 0, std::nullopt, std::nullopt, std::move(done)});
   bool durable = wait_durable && log_->config().durability == engine::Durability::kFsync;
   auto finish = [this, state, durable] {
     if (state->error) return state->done(*state->error);
@@ -66,12 +74,15 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
         log_->append(batches[i], opts, [this, state, finish, i](Result<engine::AppendResult> r) {
           if (!r) {
             if (!state->error) state->error = r.error();
-          } else if (i == 0) {
-            state->first =
-                ProduceResult{r->base_offset, r->log_append_time, log_->log_start_offset()};
+          } else {
+            state->records += (r->last_offset - r->base_offset) + 1;
+            if (i == 0) {
+              state->first =
+                  ProduceResult{r->base_offset, r->log_append_time, log_->log_start_offset()};
+            }
           }
           if (--state->remaining == 0) {
-            after_append();
+            after_append(state->records);
             finish();
           }
         });
@@ -86,13 +97,50 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
   }
 }
 
-void Partition::after_append() {
+void Partition::after_append(int64_t records) {
   if (log_->config().durability == engine::Durability::kFsync) {
     // Move the high watermark along; flushes waiting together share a sync.
     log_->flush([this](Status) { notify(); });
-  } else {
-    notify();
+    return;
   }
+  notify();
+  bool had_deadline = flush_policy_.deadline().has_value();
+  if (flush_policy_.on_append(records, FlushPolicy::Clock::now())) {
+    start_policy_flush();
+  } else if (auto at = flush_policy_.deadline(); at && !had_deadline && flush_listener_) {
+    flush_listener_(*at);
+  }
+}
+
+void Partition::set_config(const engine::TopicConfig& config) {
+  log_->set_config(config);
+  flush_policy_.configure(config);
+}
+
+void Partition::flush_if_due(FlushPolicy::Clock::time_point now) {
+  if (auto at = flush_policy_.deadline(); at && *at <= now) start_policy_flush();
+}
+
+void Partition::start_policy_flush() {
+  flush_policy_.flushed();
+  log_->flush([this](Status st) {
+    if (!st) {
+      spdlog::error("partition {}-{}: flush failed: {}", topic_, id_, st.error().to_string());
+    }
+  });
+}
+
+Status Partition::apply_topic_compression(std::vector<SharedBytes>& batches) const {
+  const auto& config = log_->config();
+  if (!config.compression_type) return ok_status();
+  engine::RecompressOptions options;
+  options.codec = *config.compression_type;
+  options.level = config.compression_level(options.codec);
+  for (auto& b : batches) {
+    STRATA_ASSIGN_OR_RETURN(auto converted, engine::recompress_batch(b.span(), options));
+    if (converted) b = SharedBytes::adopt(std::move(*converted));
+  }
+  return ok_status();
 }
 
 void Partition::read(Offset offset, size_t max_bytes, std::function<void(Result<FetchRead>)> done) {

@@ -5,7 +5,11 @@
 // the durable offset (so nothing a consumer saw can vanish in a crash), with
 // durability=replicated the log end. Every append to an fsync topic starts a
 // (group-committed) flush so the watermark follows within about one
-// fdatasync.
+// fdatasync; a replicated topic flushes as flush.messages and flush.ms say
+// (see FlushPolicy; the shard's timer calls flush_if_due).
+//
+// Batches are stored in the topic's compression.type unless it is
+// "producer": others are recompressed before they are appended.
 //
 // Thread-safety: the owning shard's thread only.
 #pragma once
@@ -18,6 +22,7 @@
 #include "base/ids.h"
 #include "base/result.h"
 #include "engine/log.h"
+#include "server/flush_policy.h"
 #include "server/kafka/types.h"
 
 namespace strata::server {
@@ -39,11 +44,26 @@ struct FetchRead {
 class Partition {
  public:
   Partition(std::string topic, PartitionId id, std::unique_ptr<engine::Log> log)
-      : topic_(std::move(topic)), id_(id), log_(std::move(log)) {}
+      : topic_(std::move(topic)), id_(id), log_(std::move(log)) {
+    flush_policy_.configure(log_->config());
+  }
 
   const std::string& topic() const { return topic_; }
   PartitionId id() const { return id_; }
   engine::Log& log() { return *log_; }
+  // Applies a new topic configuration (the log's limits and the flush policy).
+  void set_config(const engine::TopicConfig& config);
+
+  // `listener` hears of every new flush.ms deadline (the shard arms its timer).
+  void set_flush_listener(std::function<void(FlushPolicy::Clock::time_point)> listener) {
+    flush_listener_ = std::move(listener);
+  }
+  // When flush.ms next asks for a flush; nullopt if it does not.
+  std::optional<FlushPolicy::Clock::time_point> flush_deadline() const {
+    return flush_policy_.deadline();
+  }
+  // Starts the flush that flush.ms asks for, if it is due at `now`.
+  void flush_if_due(FlushPolicy::Clock::time_point now);
 
   Offset high_watermark() const;
   // Without transactions every offset below the high watermark is stable.
@@ -67,8 +87,11 @@ class Partition {
   void close(std::function<void(Status)> done) { log_->close(std::move(done)); }
 
  private:
-  void after_append();
+  void after_append(int64_t records);
   void notify();
+  // Re-encodes `batches` in the topic's compression.type (unless "producer").
+  Status apply_topic_compression(std::vector<SharedBytes>& batches) const;
+  void start_policy_flush();
 
   struct Waiter {
     Offset seen;
@@ -80,6 +103,8 @@ class Partition {
   PartitionId id_;
   std::unique_ptr<engine::Log> log_;
   std::vector<Waiter> waiters_;
+  FlushPolicy flush_policy_;
+  std::function<void(FlushPolicy::Clock::time_point)> flush_listener_;
 };
 
 }  // namespace strata::server

@@ -7,7 +7,11 @@
 namespace strata::server {
 
 ShardState::ShardState(Broker& broker, io::Shard& shard)
-    : broker_(broker), shard_(shard), fs_(&shard.ring()), timers_(shard.io()) {
+    : broker_(broker),
+      shard_(shard),
+      fs_(&shard.ring()),
+      flush_timer_(shard.io()),
+      timers_(shard.io()) {
   const auto& cfg = broker.config();
   coordinator::GroupConfig gc;
   gc.initial_rebalance_delay_ms = cfg.group_initial_rebalance_delay_ms;
@@ -84,7 +88,9 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
     auto [topic, pid] = tp;
     auto config = broker_.effective_config(*topic);
     if (auto* existing = find(uid)) {
-      existing->log().set_config(config);
+      existing->set_config(config);
+      // A shorter flush.ms may now be due earlier than the timer.
+      if (auto at = existing->flush_deadline()) schedule_flush(*at);
       continue;
     }
     auto dir = broker_.logs().partition_dir(topic->name, pid);
@@ -98,6 +104,7 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
         *partitions_
              .emplace(uid, std::make_unique<Partition>(topic->name, pid, std::move(log).value()))
              .first->second;
+    placed.set_flush_listener([this](FlushPolicy::Clock::time_point at) { schedule_flush(at); });
     if (topic->name == coordinator::kOffsetsTopic) host_offsets_partition(pid, placed);
   }
   if (doomed.empty()) return done();
@@ -155,6 +162,27 @@ void ShardState::check_retention() {
   });
 }
 
+void ShardState::schedule_flush(FlushPolicy::Clock::time_point at) {
+  if (flush_timer_at_ && *flush_timer_at_ <= at) return;
+  flush_timer_at_ = at;
+  flush_timer_.expires_at(at);
+  flush_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // cancelled, or re-armed for an earlier deadline
+    flush_timer_at_.reset();
+    run_due_flushes();
+  });
+}
+
+void ShardState::run_due_flushes() {
+  auto now = FlushPolicy::Clock::now();
+  std::optional<FlushPolicy::Clock::time_point> next;
+  for (auto& [uid, p] : partitions_) {
+    p->flush_if_due(now);
+    if (auto at = p->flush_deadline(); at && (!next || *at < *next)) next = at;
+  }
+  if (next) schedule_flush(*next);
+}
+
 void ShardState::wake_all() {
   for (auto& [uid, p] : partitions_)
     p->wake_all();
@@ -163,6 +191,8 @@ void ShardState::wake_all() {
 void ShardState::close_all(std::function<void(Status)> done) {
   if (retention_timer_) retention_timer_->cancel();
   if (offsets_retention_timer_) offsets_retention_timer_->cancel();
+  flush_timer_.cancel();
+  flush_timer_at_.reset();
   for (auto& [p, store] : offsets_stores_)
     groups_->unhost(p);
   offsets_stores_.clear();

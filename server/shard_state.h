@@ -59,6 +59,9 @@ class ShardState {
  private:
   void check_retention();
   void check_offsets_retention();
+  // flush.ms of replicated topics: one timer for the earliest deadline.
+  void schedule_flush(FlushPolicy::Clock::time_point at);
+  void run_due_flushes();
   // Loads the group state of a __consumer_offsets partition just opened.
   void host_offsets_partition(PartitionId p, Partition& partition);
 
@@ -68,6 +71,8 @@ class ShardState {
   std::unordered_map<PartitionUid, std::unique_ptr<Partition>> partitions_;
   std::unique_ptr<boost::asio::steady_timer> retention_timer_;
   std::unique_ptr<boost::asio::steady_timer> offsets_retention_timer_;
+  boost::asio::steady_timer flush_timer_;
+  std::optional<FlushPolicy::Clock::time_point> flush_timer_at_;
   io::AsioTimers timers_;
   std::unique_ptr<coordinator::GroupCoordinator> groups_;
   std::unordered_map<int32_t, std::unique_ptr<coordinator::LogOffsetsStore>> offsets_stores_;

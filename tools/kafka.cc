@@ -15,7 +15,13 @@ Status first_failure(const std::vector<NameResult>& results, std::string_view wh
                      rd_kafka_resp_err_t tolerated) {
   for (const auto& r : results) {
     if (r.error != RD_KAFKA_RESP_ERR_NO_ERROR && r.error != tolerated) {
-      return kafka_error(r.error, fmt::format("{} {}", what, r.name), r.message.c_str());
+      auto e = kafka_error(r.error, fmt::format("{} {}", what, r.name), r.message.c_str());
+      bool timed_out =
+          r.error == RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT || r.error == RD_KAFKA_RESP_ERR__TIMED_OUT;
+      if (timed_out && e.message().find("may still complete") == std::string::npos) {
+        return Error(e.code(), e.message() + " (the operation may still complete)");
+      }
+      return e;
     }
   }
   return ok_status();
@@ -238,18 +244,37 @@ Result<Event> Kafka::admin(
     const std::function<void(rd_kafka_AdminOptions_t*, rd_kafka_queue_t*)>& start) {
   rd_kafka_AdminOptions_t* options = rd_kafka_AdminOptions_new(rk_, op);
   char err[512];
-  rd_kafka_AdminOptions_set_request_timeout(options, globals_.timeout_ms(), err, sizeof(err));
+  // Topic changes can take long (thousands of partitions): --timeout is the
+  // broker's operation timeout (it answers REQUEST_TIMED_OUT by then while
+  // the change goes on), and the client waits a little longer for that answer.
+  bool topic_change = op == RD_KAFKA_ADMIN_OP_CREATETOPICS ||
+                      op == RD_KAFKA_ADMIN_OP_DELETETOPICS ||
+                      op == RD_KAFKA_ADMIN_OP_CREATEPARTITIONS;
+  int wait_ms = globals_.timeout_ms();
+  if (topic_change) {
+    constexpr int kAnswerMarginMs = 5000;
+    if (rd_kafka_AdminOptions_set_operation_timeout(options, wait_ms, err, sizeof(err)) != 0) {
+      rd_kafka_AdminOptions_destroy(options);
+      return Error(Errc::kInvalidArgument,
+                   fmt::format("--timeout {}: {}", globals_.timeout_s, err));
+    }
+    wait_ms += kAnswerMarginMs;
+  }
+  rd_kafka_AdminOptions_set_request_timeout(options, wait_ms, err, sizeof(err));
   rd_kafka_queue_t* queue = rd_kafka_queue_new(rk_);
   start(options, queue);
-  Event ev(rd_kafka_queue_poll(queue, globals_.timeout_ms() + 1000));
+  Event ev(rd_kafka_queue_poll(queue, wait_ms + 1000));
   rd_kafka_queue_destroy(queue);
   rd_kafka_AdminOptions_destroy(options);
+  std::string maybe = topic_change ? "; the operation may still complete on the broker" : "";
   if (!ev) {
-    return Error(Errc::kIoError, fmt::format("no answer from {} within {} s", globals_.bootstrap,
-                                             globals_.timeout_s));
+    return Error(Errc::kIoError, fmt::format("no answer from {} within {} s{}", globals_.bootstrap,
+                                             wait_ms / 1000.0, maybe));
   }
   if (auto e = rd_kafka_event_error(ev.get())) {
-    return kafka_error(e, "request", rd_kafka_event_error_string(ev.get()));
+    auto error = kafka_error(e, "request", rd_kafka_event_error_string(ev.get()));
+    if (e == RD_KAFKA_RESP_ERR__TIMED_OUT) return Error(error.code(), error.message() + maybe);
+    return error;
   }
   return ev;
 }

@@ -40,7 +40,8 @@ struct NameResult {
 };
 
 // The first result whose error is neither success nor `tolerated`, as an
-// Error naming `what` and the topic or group; ok if there is none.
+// Error naming `what` and the topic or group; ok if there is none. A
+// timed-out one says that the operation may still complete.
 Status first_failure(const std::vector<NameResult>& results, std::string_view what,
                      rd_kafka_resp_err_t tolerated = RD_KAFKA_RESP_ERR_NO_ERROR);
 
@@ -111,6 +112,9 @@ class Kafka {
 
   // Runs an admin operation: `start` issues it on the given options and
   // queue; the result event comes back (top-level errors already checked).
+  // CreateTopics, DeleteTopics and CreatePartitions pass --timeout to the
+  // broker as their operation timeout and wait a few seconds more for its
+  // answer; when they time out, the error says they may still complete.
   Result<Event> admin(
       rd_kafka_admin_op_t op,
       const std::function<void(rd_kafka_AdminOptions_t*, rd_kafka_queue_t*)>& start);

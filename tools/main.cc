@@ -19,7 +19,10 @@ int main(int argc, char** argv) {
   app.add_option("-b,--bootstrap", g.bootstrap,
                  "Broker address host:port (default 127.0.0.1:9092, or $STRATA_BOOTSTRAP)");
   app.add_flag("--json", g.json, "Print JSON (one document, or one object per line for streams)");
-  app.add_option("--timeout", g.timeout_s, "Seconds to wait for the cluster (default 10)")
+  app.add_option("--timeout", g.timeout_s,
+                 "Seconds to wait for the cluster (default 10); for creating and deleting "
+                 "topics and adding partitions, how long the broker may take (the CLI waits "
+                 "5 s more for its answer)")
       ->check(CLI::PositiveNumber);
   app.add_option("-X", g.settings, "librdkafka setting key=value (repeatable)");
   Action action;

@@ -1,5 +1,12 @@
-// DescribeConfigs, AlterConfigs and IncrementalAlterConfigs for topics (and
-// read-only descriptions of the broker's own configs).
+// DescribeConfigs, AlterConfigs and IncrementalAlterConfigs for topics and
+// for the BROKER resource (the cluster default, empty name, and this broker).
+//
+// A topic's configs come with the source of their value: its own override
+// (DYNAMIC_TOPIC_CONFIG), a broker synonym set dynamically for this broker
+// or the cluster (DYNAMIC_BROKER_CONFIG / DYNAMIC_DEFAULT_BROKER_CONFIG) or
+// statically (STATIC_BROKER_CONFIG), or Kafka's default (DEFAULT_CONFIG).
+// Altering a broker resource changes its dynamic configs, kept in the
+// metadata store and applied to every topic that does not override them.
 #include <set>
 #include <sstream>
 
@@ -8,11 +15,13 @@
 #include "server/broker.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
+#include "server/topic_defaults.h"
 
 namespace strata::server::handlers {
 namespace {
 
 using kafka::ErrorCode;
+using Described = kafka::DescribeConfigsResponse;
 
 // DescribeConfigs config types.
 int8_t config_type(std::string_view type) {
@@ -20,20 +29,25 @@ int8_t config_type(std::string_view type) {
   if (type == "string") return 2;
   if (type == "int") return 3;
   if (type == "long") return 5;
+  if (type == "double") return 6;
   if (type == "list") return 7;
   return 0;
 }
 
-const engine::ConfigDefinition* definition(const std::string& name) {
-  for (const auto& d : engine::topic_config_definitions()) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
+int8_t source_of(ConfigLayer layer) {
+  return kafka_config_source(layer);
 }
 
-kafka::DescribeConfigsResponse::Result describe_topic(
-    Broker& broker, const kafka::DescribeConfigsRequest::Resource& r, bool synonyms, bool docs) {
-  kafka::DescribeConfigsResponse::Result out;
+std::optional<std::set<std::string>> wanted_keys(const kafka::DescribeConfigsRequest::Resource& r) {
+  std::optional<std::set<std::string>> wanted;
+  if (r.configuration_keys)
+    wanted.emplace(r.configuration_keys->begin(), r.configuration_keys->end());
+  return wanted;
+}
+
+Described::Result describe_topic(Broker& broker, const kafka::DescribeConfigsRequest::Resource& r,
+                                 bool synonyms, bool docs) {
+  Described::Result out;
   out.resource_type = r.resource_type;
   out.resource_name = r.resource_name;
   auto snap = broker.snapshot();
@@ -44,75 +58,205 @@ kafka::DescribeConfigsResponse::Result describe_topic(
     return out;
   }
   auto effective = broker.effective_config(*topic).to_map();
-  auto defaults = broker.config().topic_defaults.to_map();
   auto kafka_defaults = engine::TopicConfig{}.to_map();
-  std::optional<std::set<std::string>> wanted;
-  if (r.configuration_keys)
-    wanted.emplace(r.configuration_keys->begin(), r.configuration_keys->end());
-  for (const auto& [name, value] : effective) {
+  auto layers = broker.topic_default_layers();
+  auto wanted = wanted_keys(r);
+  for (const auto& def : engine::topic_config_definitions()) {
+    std::string name(def.name);
     if (wanted && !wanted->count(name)) continue;
-    kafka::DescribeConfigsResponse::Config c;
+    Described::Config c;
     c.name = name;
-    c.value = value;
-    bool is_override = topic->configs.count(name) > 0;
-    bool broker_set = defaults[name] != kafka_defaults[name];
-    c.is_default = !is_override;
-    c.config_source = is_override  ? kafka::kSourceTopicConfig
-                      : broker_set ? kafka::kSourceStaticBrokerConfig
-                                   : kafka::kSourceDefaultConfig;
-    if (const auto* d = definition(name)) {
-      c.config_type = config_type(d->type);
-      if (docs) c.documentation = std::string(d->doc);
-    }
+    c.value = effective[name];
+    auto override = topic->configs.find(name);
+    auto set = set_synonyms(layers, name);
+    c.config_source = topic_config_source(topic->configs, layers, name);
+    c.is_default = c.config_source == kafka::kSourceDefaultConfig;
+    c.config_type = config_type(def.type);
+    if (docs) c.documentation = std::string(def.doc);
     if (synonyms) {
-      if (is_override)
-        c.synonyms.push_back({name, topic->configs.at(name), kafka::kSourceTopicConfig});
-      c.synonyms.push_back(
-          {name, defaults[name],
-           broker_set ? kafka::kSourceStaticBrokerConfig : kafka::kSourceDefaultConfig});
+      if (override != topic->configs.end())
+        c.synonyms.push_back({name, override->second, kafka::kSourceTopicConfig});
+      for (const auto& s : set)
+        c.synonyms.push_back({s.broker_key, s.value, source_of(s.layer)});
+      // Kafka's default last, named as Kafka does: by the synonym that has
+      // one (log.retention.hours=168 for retention.ms).
+      auto names = synonyms_of(name);
+      if (names.empty()) {
+        c.synonyms.push_back({name, kafka_defaults[name], kafka::kSourceDefaultConfig});
+      } else {
+        const auto* last = names.back();
+        c.synonyms.push_back(
+            {std::string(last->broker_key),
+             last->unset_value ? std::string(*last->unset_value) : kafka_defaults[name],
+             kafka::kSourceDefaultConfig});
+      }
     }
     out.configs.push_back(std::move(c));
   }
   return out;
 }
 
-kafka::DescribeConfigsResponse::Result describe_broker(
-    Broker& broker, const kafka::DescribeConfigsRequest::Resource& r) {
-  kafka::DescribeConfigsResponse::Result out;
+// A broker key's own layers, highest first.
+std::vector<SetSynonym> layers_of(const TopicDefaultLayers& layers, const std::string& key) {
+  std::vector<SetSynonym> out;
+  for (auto [map, layer] : {std::pair{&layers.per_broker, ConfigLayer::kDynamicBroker},
+                            std::pair{&layers.cluster_default, ConfigLayer::kDynamicDefault},
+                            std::pair{&layers.static_props, ConfigLayer::kStatic}}) {
+    if (auto it = map->find(key); it != map->end()) out.push_back({key, it->second, layer});
+  }
+  return out;
+}
+
+std::string synonym_doc(const TopicDefaultSynonym& s) {
+  const auto* def = engine::find_topic_config(s.topic_key);
+  std::string unit = s.unit == 60000 ? " (in minutes)" : s.unit == 3600000 ? " (in hours)" : "";
+  return fmt::format("default of the topic config {}{}: {}", s.topic_key, unit,
+                     def ? def->doc : "");
+}
+
+Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRequest::Resource& r,
+                                  bool synonyms, bool docs) {
+  Described::Result out;
   out.resource_type = r.resource_type;
   out.resource_name = r.resource_name;
-  if (!r.resource_name.empty() && r.resource_name != std::to_string(broker.config().node_id)) {
-    out.error_code = kafka::code(ErrorCode::kInvalidRequest);
-    out.error_message =
-        fmt::format("this is broker {}, not {}", broker.config().node_id, r.resource_name);
+  const auto& cfg = broker.config();
+  auto wanted = wanted_keys(r);
+  if (r.resource_name.empty()) {
+    // The cluster default lists only what is set there, as Kafka does.
+    for (const auto& [name, value] : broker.dynamic_configs()->cluster_default) {
+      if (wanted && !wanted->count(name)) continue;
+      Described::Config c;
+      c.name = name;
+      c.value = value;
+      c.config_source = kafka::kSourceDynamicDefaultBrokerConfig;
+      if (synonyms) c.synonyms.push_back({name, value, c.config_source});
+      if (const auto* s = find_synonym(name)) {
+        if (const auto* def = engine::find_topic_config(s->topic_key))
+          c.config_type = config_type(def->type);
+        if (docs) c.documentation = synonym_doc(*s);
+      }
+      out.configs.push_back(std::move(c));
+    }
     return out;
   }
-  std::optional<std::set<std::string>> wanted;
-  if (r.configuration_keys)
-    wanted.emplace(r.configuration_keys->begin(), r.configuration_keys->end());
-  for (const auto& [name, value] : broker.config().describe()) {
+  if (r.resource_name != std::to_string(cfg.node_id)) {
+    out.error_code = kafka::code(ErrorCode::kInvalidRequest);
+    out.error_message = fmt::format("this is broker {}, not {}", cfg.node_id, r.resource_name);
+    return out;
+  }
+  for (const auto& [name, value] : cfg.describe()) {
     if (wanted && !wanted->count(name)) continue;
-    kafka::DescribeConfigsResponse::Config c;
+    Described::Config c;
     c.name = name;
     c.value = value;
     c.read_only = true;
     c.config_source = kafka::kSourceStaticBrokerConfig;
+    if (synonyms) c.synonyms.push_back({name, value, c.config_source});
+    if (docs) c.documentation = "set in the properties file or with a flag; needs a restart";
+    out.configs.push_back(std::move(c));
+  }
+  auto layers = broker.topic_default_layers();
+  auto defaults = broker.topic_defaults()->to_map();
+  for (const auto& s : topic_default_synonyms()) {
+    std::string name(s.broker_key);
+    if (wanted && !wanted->count(name)) continue;
+    Described::Config c;
+    c.name = name;
+    c.read_only = !s.dynamic;
+    auto own = layers_of(layers, name);
+    bool primary = synonyms_of(s.topic_key).front() == &s;
+    if (primary) {
+      // The value topics get, from whichever synonym decided it.
+      auto set = set_synonyms(layers, s.topic_key);
+      c.value = defaults[std::string(s.topic_key)];
+      c.config_source = set.empty() ? kafka::kSourceDefaultConfig : source_of(set.front().layer);
+    } else if (!own.empty()) {
+      c.value = own.front().value;
+      c.config_source = source_of(own.front().layer);
+    } else {
+      if (s.unset_value) c.value = std::string(*s.unset_value);
+      c.config_source = kafka::kSourceDefaultConfig;
+    }
+    c.is_default = c.config_source == kafka::kSourceDefaultConfig;
+    if (const auto* def = engine::find_topic_config(s.topic_key))
+      c.config_type = config_type(s.unit == 1 ? def->type : "long");
+    if (docs) c.documentation = synonym_doc(s);
+    if (synonyms) {
+      // A primary synonym's value may come from another one (log.retention.ms
+      // from log.retention.hours): list the whole chain for it.
+      for (const auto& o : primary ? set_synonyms(layers, s.topic_key) : own)
+        c.synonyms.push_back({o.broker_key, o.value, source_of(o.layer)});
+    }
     out.configs.push_back(std::move(c));
   }
   return out;
 }
 
-// Runs one config change per topic resource on the control thread and
-// answers with a result per resource, in request order.
-template <typename Resource, typename Change>
+// Where a BROKER resource's changes go: "" is the cluster default.
+Result<coordinator::BrokerScope> broker_scope(Broker& broker, const std::string& name) {
+  if (name.empty()) return coordinator::BrokerScope::cluster_default();
+  if (name != std::to_string(broker.config().node_id)) {
+    return Error(Errc::kInvalidArgument,
+                 fmt::format("this is broker {}, not {}", broker.config().node_id, name));
+  }
+  return coordinator::BrokerScope::broker(broker.config().node_id);
+}
+
+// What the caller of alter() gets to compute the new set of configs of one
+// resource: its current dynamic configs (topic overrides or a broker
+// scope's), the type of a config name (nullopt: unknown) and its effective
+// value.
+struct AlterTarget {
+  coordinator::ConfigMap current;
+  std::function<Result<std::string_view>(const std::string&)> type_of;
+  std::function<std::string(const std::string&)> effective;
+};
+
+AlterTarget topic_target(Broker& broker, const coordinator::TopicInfo& topic) {
+  auto effective =
+      std::make_shared<std::map<std::string, std::string>>(broker.effective_config(topic).to_map());
+  return AlterTarget{
+      topic.configs,
+      [](const std::string& name) -> Result<std::string_view> {
+        if (const auto* d = engine::find_topic_config(name)) return d->type;
+        // Let the config table say why (unknown, or tiered storage).
+        return engine::TopicConfig{}.set(name, "").error();
+      },
+      [effective](const std::string& name) { return (*effective)[name]; },
+  };
+}
+
+AlterTarget broker_target(Broker& broker, const coordinator::BrokerScope& scope) {
+  auto defaults =
+      std::make_shared<std::map<std::string, std::string>>(broker.topic_defaults()->to_map());
+  return AlterTarget{
+      broker.dynamic_configs()->of(scope),
+      [](const std::string& name) -> Result<std::string_view> {
+        STRATA_ASSIGN_OR_RETURN(const auto* s, Broker::dynamic_config(name));
+        const auto* d = engine::find_topic_config(s->topic_key);
+        if (d == nullptr)
+          return Error(Errc::kInternal, "no topic config " + std::string(s->topic_key));
+        return d->type;
+      },
+      [defaults](const std::string& name) {
+        const auto* s = find_synonym(name);
+        return s ? (*defaults)[std::string(s->topic_key)] : std::string();
+      },
+  };
+}
+
+// Runs one config change per resource on the control thread and answers
+// with a result per resource, in request order. `next` computes the
+// resource's new configs from its AlterTarget.
+template <typename Resource, typename Next>
 void alter(const RequestContext& ctx, std::vector<Resource> resources, bool validate_only,
-           Responder<kafka::AlterConfigsResponse> out, Change change) {
+           Responder<kafka::AlterConfigsResponse> out, Next next) {
   auto& broker = ctx.broker;
   auto res = std::make_shared<std::vector<Resource>>(std::move(resources));
   auto results = std::make_shared<std::vector<kafka::AlterConfigsResponse::Result>>(res->size());
   broker.change_topics(
       ctx.shard.id(),
-      [&broker, res, results, validate_only, change] {
+      [&broker, res, results, validate_only, next] {
         for (size_t i = 0; i < res->size(); ++i) {
           const auto& r = (*res)[i];
           auto& out = (*results)[i];
@@ -120,8 +264,14 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
           out.resource_name = r.resource_name;
           Status st = ok_status();
           if (r.resource_type == kafka::kResourceBroker) {
-            st =
-                Error(Errc::kInvalidArgument, "broker configs are static; restart with new values");
+            auto scope = broker_scope(broker, r.resource_name);
+            if (!scope) {
+              st = scope.error();
+            } else {
+              auto configs = next(r, broker_target(broker, *scope));
+              st = configs ? broker.set_dynamic_configs(*scope, *configs, validate_only)
+                           : Status(configs.error());
+            }
           } else if (r.resource_type != kafka::kResourceTopic) {
             st = Error(Errc::kInvalidArgument,
                        fmt::format("resource type {} is not supported", r.resource_type));
@@ -132,9 +282,14 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
               st =
                   Error(Errc::kNotFound, fmt::format("topic '{}' does not exist", r.resource_name));
             } else {
-              auto next = change(r, *topic, broker);
-              st = next ? broker.catalog().set_configs(topic->name, *next, validate_only)
-                        : Status(next.error());
+              auto configs = next(r, topic_target(broker, *topic));
+              if (configs) {
+                auto checked = engine::TopicConfig::from_map(*configs, *broker.topic_defaults());
+                st = checked ? broker.catalog().set_configs(topic->name, *configs, validate_only)
+                             : Status(checked.error());
+              } else {
+                st = configs.error();
+              }
             }
           }
           if (!st) {
@@ -151,6 +306,17 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
       });
 }
 
+std::set<std::string> list_items(const std::string& value) {
+  std::set<std::string> items;
+  std::stringstream in(value);
+  for (std::string item; std::getline(in, item, ',');) {
+    auto b = item.find_first_not_of(' ');
+    auto e = item.find_last_not_of(' ');
+    if (b != std::string::npos) items.insert(item.substr(b, e - b + 1));
+  }
+  return items;
+}
+
 }  // namespace
 
 void describe_configs(const RequestContext& ctx, kafka::DescribeConfigsRequest req,
@@ -161,7 +327,8 @@ void describe_configs(const RequestContext& ctx, kafka::DescribeConfigsRequest r
       resp.results.push_back(
           describe_topic(ctx.broker, r, req.include_synonyms, req.include_documentation));
     } else if (r.resource_type == kafka::kResourceBroker) {
-      resp.results.push_back(describe_broker(ctx.broker, r));
+      resp.results.push_back(
+          describe_broker(ctx.broker, r, req.include_synonyms, req.include_documentation));
     } else {
       auto& e = resp.results.emplace_back();
       e.resource_type = r.resource_type;
@@ -176,10 +343,10 @@ void describe_configs(const RequestContext& ctx, kafka::DescribeConfigsRequest r
 void alter_configs(const RequestContext& ctx, kafka::AlterConfigsRequest req,
                    Responder<kafka::AlterConfigsResponse> out) {
   alter(ctx, std::move(req.resources), req.validate_only, std::move(out),
-        [](const kafka::AlterConfigsRequest::Resource& r, const coordinator::TopicInfo&,
-           Broker&) -> Result<std::map<std::string, std::string>> {
-          // AlterConfigs replaces the whole set of overrides.
-          std::map<std::string, std::string> next;
+        [](const kafka::AlterConfigsRequest::Resource& r,
+           const AlterTarget&) -> Result<coordinator::ConfigMap> {
+          // AlterConfigs replaces the whole set of dynamic configs.
+          coordinator::ConfigMap next;
           for (const auto& c : r.configs) {
             if (c.value) next[c.name] = *c.value;
           }
@@ -191,15 +358,10 @@ void incremental_alter_configs(const RequestContext& ctx, kafka::IncrementalAlte
                                Responder<kafka::AlterConfigsResponse> out) {
   using Req = kafka::IncrementalAlterConfigsRequest;
   alter(ctx, std::move(req.resources), req.validate_only, std::move(out),
-        [](const Req::Resource& r, const coordinator::TopicInfo& topic,
-           Broker& broker) -> Result<std::map<std::string, std::string>> {
-          auto next = topic.configs;
-          auto effective = broker.effective_config(topic).to_map();
+        [](const Req::Resource& r, const AlterTarget& target) -> Result<coordinator::ConfigMap> {
+          auto next = target.current;
           for (const auto& c : r.configs) {
-            const auto* d = definition(c.name);
-            if (d == nullptr) {
-              return Error(Errc::kInvalidConfig, fmt::format("unknown topic config '{}'", c.name));
-            }
+            STRATA_ASSIGN_OR_RETURN(std::string_view type, target.type_of(c.name));
             switch (c.config_operation) {
               case Req::kSet:
                 if (!c.value)
@@ -209,18 +371,14 @@ void incremental_alter_configs(const RequestContext& ctx, kafka::IncrementalAlte
               case Req::kDelete: next.erase(c.name); break;
               case Req::kAppend:
               case Req::kSubtract: {
-                if (d->type != "list") {
+                if (type != "list") {
                   return Error(
                       Errc::kInvalidConfig,
                       fmt::format("{} is not a list; APPEND and SUBTRACT need one", c.name));
                 }
-                std::set<std::string> items;
-                std::stringstream cur(next.count(c.name) ? next[c.name] : effective[c.name]);
-                for (std::string item; std::getline(cur, item, ',');) {
-                  if (!item.empty()) items.insert(item);
-                }
-                std::stringstream change(c.value.value_or(""));
-                for (std::string item; std::getline(change, item, ',');) {
+                auto it = next.find(c.name);
+                auto items = list_items(it != next.end() ? it->second : target.effective(c.name));
+                for (const auto& item : list_items(c.value.value_or(""))) {
                   if (c.config_operation == Req::kAppend) {
                     items.insert(item);
                   } else {

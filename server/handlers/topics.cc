@@ -2,14 +2,22 @@
 // catalog change run on the control thread; the response is sent once every
 // shard has opened (or deleted) the partitions, so a client can produce to a
 // topic as soon as CreateTopics returned.
+//
+// A request's timeout_ms bounds the wait, as in Kafka: when the change has
+// not completed by then, every topic is answered REQUEST_TIMED_OUT (the
+// change still completes). A timeout of 0 or less waits for the change.
 #include <set>
 
+#include <boost/asio/steady_timer.hpp>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "coordinator/cluster_metadata.h"
 #include "server/broker.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
+#include "server/shard_state.h"
+#include "server/topic_defaults.h"
 
 namespace strata::server::handlers {
 namespace {
@@ -25,6 +33,54 @@ Outcome outcome_of(const Status& st) {
   if (st.ok()) return {};
   return Outcome{kafka::to_error_code(st.error().code()), st.error().message()};
 }
+
+Outcome timed_out(int32_t timeout_ms) {
+  return Outcome{ErrorCode::kRequestTimedOut,
+                 fmt::format("the operation did not complete within the request's timeout of {} "
+                             "ms; it goes on and may still complete",
+                             timeout_ms)};
+}
+
+// Sends a handler's response once: when the change completes or, if
+// `timeout_ms` > 0 passes first, the timed-out answer `on_timeout` gives. A
+// change that completes after the deadline (the shard was busy opening
+// partitions when the timer was due) is answered as timed out too: it did
+// not complete within the request's timeout.
+template <typename Response>
+class AnswerOnce : public std::enable_shared_from_this<AnswerOnce<Response>> {
+ public:
+  AnswerOnce(const RequestContext& ctx, Responder<Response> out)
+      : out_(std::move(out)), timer_(ctx.shard.shard().io()) {}
+
+  void arm(int32_t timeout_ms, std::function<Response()> on_timeout) {
+    if (timeout_ms <= 0) return;
+    on_timeout_ = std::move(on_timeout);
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    timer_.expires_at(*deadline_);
+    timer_.async_wait([self = this->shared_from_this()](const boost::system::error_code& ec) {
+      if (!ec) self->send(self->on_timeout_());
+    });
+  }
+
+  void complete(const Response& r) {
+    timer_.cancel();
+    if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) return send(on_timeout_());
+    send(r);
+  }
+
+ private:
+  void send(const Response& r) {
+    if (sent_) return;
+    sent_ = true;
+    out_.send(r);
+  }
+
+  Responder<Response> out_;
+  boost::asio::steady_timer timer_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  std::function<Response()> on_timeout_;
+  bool sent_ = false;
+};
 
 }  // namespace
 
@@ -43,6 +99,18 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
       std::make_shared<std::vector<kafka::CreateTopicsRequest::Topic>>(std::move(req.topics));
   bool validate_only = req.validate_only;
   int32_t node = cfg.node_id;
+  auto answer = std::make_shared<AnswerOnce<kafka::CreateTopicsResponse>>(ctx, std::move(out));
+  answer->arm(req.timeout_ms, [topics, timeout = req.timeout_ms] {
+    kafka::CreateTopicsResponse resp;
+    auto o = timed_out(timeout);
+    for (const auto& t : *topics) {
+      auto& rt = resp.topics.emplace_back();
+      rt.name = t.name;
+      rt.error_code = kafka::code(o.error);
+      rt.error_message = o.message;
+    }
+    return resp;
+  });
   broker.change_topics(
       ctx.shard.id(),
       [&broker, topics, outcomes, ids, seen, validate_only, node, &cfg] {
@@ -90,6 +158,12 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
             o = Outcome{ErrorCode::kInvalidConfig, "a config without a value"};
             continue;
           }
+          // Checked over this broker's defaults too (min.compaction.lag.ms
+          // against a broker-wide max.compaction.lag.ms, say).
+          if (auto c = engine::TopicConfig::from_map(configs, *broker.topic_defaults()); !c) {
+            o = outcome_of(c.error());
+            continue;
+          }
           auto r = broker.catalog().create_topic(t.name, partitions, rf, configs, validate_only);
           if (r) {
             (*ids)[i] = (*r)->id;
@@ -99,9 +173,10 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
         }
         return ok_status();
       },
-      [&broker, topics, outcomes, ids, out, validate_only](Status) {
+      [&broker, topics, outcomes, ids, answer, validate_only](Status) {
         kafka::CreateTopicsResponse resp;
         auto snap = broker.snapshot();
+        auto layers = broker.topic_default_layers();
         for (size_t i = 0; i < topics->size(); ++i) {
           const auto& t = (*topics)[i];
           const auto& o = (*outcomes)[i];
@@ -122,14 +197,12 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
           auto effective = broker.effective_config(probe).to_map();
           std::vector<kafka::CreateTopicsResponse::Config> configs;
           for (const auto& [name, value] : effective) {
-            bool override = info && info->configs.count(name);
-            configs.push_back({name, value, false,
-                               override ? kafka::kSourceTopicConfig : kafka::kSourceDefaultConfig,
-                               false});
+            configs.push_back(
+                {name, value, false, topic_config_source(probe.configs, layers, name), false});
           }
           rt.configs = std::move(configs);
         }
-        out.send(resp);
+        answer->complete(resp);
       });
 }
 
@@ -152,6 +225,21 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
       targets->push_back(Target{name, {}, false});
   }
   auto outcomes = std::make_shared<std::vector<Outcome>>(targets->size());
+  auto answer = std::make_shared<AnswerOnce<kafka::DeleteTopicsResponse>>(ctx, std::move(out));
+  // The names as given (the change fills in those of ids only later).
+  auto given = std::make_shared<const std::vector<Target>>(*targets);
+  answer->arm(req.timeout_ms, [given, timeout = req.timeout_ms] {
+    kafka::DeleteTopicsResponse resp;
+    auto o = timed_out(timeout);
+    for (const auto& t : *given) {
+      auto& r = resp.responses.emplace_back();
+      r.name = t.name;
+      r.topic_id = t.id;
+      r.error_code = kafka::code(o.error);
+      r.error_message = o.message;
+    }
+    return resp;
+  });
   broker.change_topics(
       ctx.shard.id(),
       [&broker, targets, outcomes] {
@@ -176,7 +264,7 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
         }
         return ok_status();
       },
-      [targets, outcomes, out](Status) {
+      [targets, outcomes, answer](Status) {
         kafka::DeleteTopicsResponse resp;
         for (size_t i = 0; i < targets->size(); ++i) {
           auto& r = resp.responses.emplace_back();
@@ -185,7 +273,7 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
           r.error_code = kafka::code((*outcomes)[i].error);
           r.error_message = (*outcomes)[i].message;
         }
-        out.send(resp);
+        answer->complete(resp);
       });
 }
 
@@ -197,6 +285,14 @@ void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest
   auto outcomes = std::make_shared<std::vector<Outcome>>(topics->size());
   bool validate_only = req.validate_only;
   int32_t node = broker.config().node_id;
+  auto answer = std::make_shared<AnswerOnce<kafka::CreatePartitionsResponse>>(ctx, std::move(out));
+  answer->arm(req.timeout_ms, [topics, timeout = req.timeout_ms] {
+    kafka::CreatePartitionsResponse resp;
+    auto o = timed_out(timeout);
+    for (const auto& t : *topics)
+      resp.results.push_back({t.name, kafka::code(o.error), o.message});
+    return resp;
+  });
   broker.change_topics(
       ctx.shard.id(),
       [&broker, topics, outcomes, validate_only, node] {
@@ -220,13 +316,13 @@ void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest
         }
         return ok_status();
       },
-      [topics, outcomes, out](Status) {
+      [topics, outcomes, answer](Status) {
         kafka::CreatePartitionsResponse resp;
         for (size_t i = 0; i < topics->size(); ++i) {
           resp.results.push_back(
               {(*topics)[i].name, kafka::code((*outcomes)[i].error), (*outcomes)[i].message});
         }
-        out.send(resp);
+        answer->complete(resp);
       });
 }
 

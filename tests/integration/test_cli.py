@@ -221,6 +221,26 @@ class CliTest(unittest.TestCase):
         text, _ = self.cli("dump-log", broken)
         self.assertIn("CORRUPTION at byte %d" % last["position"], text)
 
+    def test_a_topic_of_thousands_of_partitions_is_created_within_the_default_timeout(self):
+        # The CLI gives the broker its --timeout (10 s by default) and waits
+        # for the answer: a slow creation succeeds and says so.
+        out, _ = self.cli("topic", "create", "wide", "--partitions", "3000")
+        self.assertEqual(out.strip(), "created topic wide with 3000 partition(s)")
+        listed = json.loads(self.cli("--json", "topic", "list")[0])
+        self.assertIn({"topic": "wide", "partitions": 3000, "replication_factor": 1}, listed)
+        self.cli("topic", "delete", "wide")
+
+    def test_a_create_that_outlasts_its_timeout_says_it_may_still_complete(self):
+        # The broker answers REQUEST_TIMED_OUT after 1 ms; the topic comes anyway.
+        _, err = self.cli("--timeout", "0.001", "topic", "create", "late", "--partitions", "2000",
+                          expect=1)
+        self.assertIn("REQUEST_TIMED_OUT", err)
+        self.assertIn("may still complete", err)
+        self.assertEqual(len(err.strip().split("\n")), 1)
+        # Deleting it waits for the creation (the broker runs topic changes in order).
+        out, _ = self.cli("topic", "delete", "late")
+        self.assertEqual(out.strip(), "deleted topic late")
+
     def test_bad_input_gives_one_line_and_the_right_exit_code(self):
         _, err = self.cli("no-such-command", expect=2)
         self.assertEqual(len(err.strip().split("\n")), 1)

@@ -1,5 +1,6 @@
 """kafkajs 2.2.4 (Node.js) against a real broker: admin (createTopics,
-fetchTopicMetadata, fetchTopicOffsets, describeConfigs, deleteTopics) and
+fetchTopicMetadata, fetchTopicOffsets, describeConfigs and alterConfigs of
+topics and brokers, deleteTopics) and
 producer (send with keys, values, headers, acks -1). What kafkajs produced
 is read back with confluent-kafka. kafkajs's consumer needs consumer
 groups, which the broker does not have yet, so it is not used.
@@ -137,6 +138,75 @@ class KafkajsTest(unittest.TestCase):
         fs = a.describe_configs([ConfigResource("topic", "js-b")], request_timeout=30)
         for f in fs.values():
             self.assertEqual(f.result(30)["retention.ms"].source, ConfigSource.DEFAULT_CONFIG.value)
+
+    def test_admin_describe_and_alter_configs_of_topics_and_brokers(self):
+        def entries(result, i=0):
+            return {e["configName"]: e for e in result["resources"][i]["configEntries"]}
+        topic = {"type": "TOPIC", "name": "js-cfg"}
+        steps = [
+            {"op": "createTopics", "topics": [
+                {"topic": "js-cfg", "numPartitions": 1, "configEntries": [
+                    {"name": "compression.type", "value": "snappy"},
+                    {"name": "message.format.version", "value": "2.8"},
+                    {"name": "flush.ms", "value": "5000"}]}]},
+            {"op": "describeConfigs", "resources": [topic], "includeSynonyms": True},
+            # AlterConfigs replaces the topic's overrides.
+            {"op": "alterConfigs", "resources": [dict(topic, configEntries=[
+                {"name": "retention.ms", "value": "60000"}, {"name": "min.insync.replicas", "value": "1"}])]},
+            {"op": "alterConfigs", "resources": [dict(topic, configEntries=[
+                {"name": "local.retention.ms", "value": "1000"}])]},
+            # This broker (kafkajs refuses the cluster default's empty name
+            # before sending; server/broker_test.cc covers that one).
+            {"op": "alterConfigs", "resources": [{"type": "BROKER", "name": str(NODE_ID), "configEntries": [
+                {"name": "log.segment.bytes", "value": "2097152"},
+                {"name": "log.cleanup.policy", "value": "compact"}]}]},
+            {"op": "alterConfigs", "resources": [{"type": "BROKER", "name": str(NODE_ID), "configEntries": [
+                {"name": "auto.create.topics.enable", "value": "false"}]}]},
+            {"op": "alterConfigs", "validateOnly": True, "resources": [
+                {"type": "BROKER", "name": str(NODE_ID), "configEntries": [{"name": "log.roll.ms", "value": "1000"}]}]},
+            {"op": "describeConfigs", "resources": [topic,
+                                                    {"type": "BROKER", "name": str(NODE_ID),
+                                                     "configNames": ["log.cleanup.policy", "log.roll.ms",
+                                                                     "num.partitions"]}],
+             "includeSynonyms": True},
+        ]
+        (created, described, altered, tiered, mine, static, dry, after) = self.run_steps(steps)
+        self.assertIs(self.ok(created), True)
+        got = entries(self.ok(described))
+        self.assertGreaterEqual(len(got), 30)
+        self.assertEqual((got["compression.type"]["configValue"], got["compression.type"]["configSource"]),
+                         ("snappy", ConfigSource.DYNAMIC_TOPIC_CONFIG.value))
+        self.assertEqual(got["message.format.version"]["configValue"], "2.8")
+        self.assertEqual([(s["configName"], s["configValue"], s["configSource"])
+                          for s in got["flush.ms"]["configSynonyms"]],
+                         [("flush.ms", "5000", ConfigSource.DYNAMIC_TOPIC_CONFIG.value),
+                          ("log.flush.scheduler.interval.ms", "9223372036854775807",
+                           ConfigSource.DEFAULT_CONFIG.value)])
+        self.ok(altered)
+        self.assertEqual(self.error_types(tiered), ["INVALID_CONFIG"])
+        self.ok(mine)
+        self.assertEqual(self.error_types(static), ["INVALID_REQUEST"])
+        self.ok(dry)
+
+        result = self.ok(after)
+        got = entries(result, 0)
+        self.assertEqual(got["retention.ms"]["configValue"], "60000")
+        self.assertEqual(got["flush.ms"]["configSource"], ConfigSource.DEFAULT_CONFIG.value)  # replaced
+        # The broker's dynamic configs apply to the topic at once.
+        self.assertEqual((got["segment.bytes"]["configValue"], got["segment.bytes"]["configSource"]),
+                         ("2097152", ConfigSource.DYNAMIC_BROKER_CONFIG.value))
+        self.assertEqual((got["cleanup.policy"]["configValue"], got["cleanup.policy"]["configSource"]),
+                         ("compact", ConfigSource.DYNAMIC_BROKER_CONFIG.value))
+        self.assertEqual([(s["configName"], s["configValue"], s["configSource"])
+                          for s in got["cleanup.policy"]["configSynonyms"]],
+                         [("log.cleanup.policy", "compact", ConfigSource.DYNAMIC_BROKER_CONFIG.value),
+                          ("log.cleanup.policy", "delete", ConfigSource.DEFAULT_CONFIG.value)])
+        broker = entries(result, 1)
+        self.assertEqual(sorted(broker), ["log.cleanup.policy", "log.roll.ms", "num.partitions"])
+        self.assertEqual((broker["log.cleanup.policy"]["configValue"], broker["log.cleanup.policy"]["readOnly"]),
+                         ("compact", False))
+        self.assertEqual(broker["log.roll.ms"]["configSource"], ConfigSource.DEFAULT_CONFIG.value)  # dry run
+        self.assertIs(broker["num.partitions"]["readOnly"], True)
 
     def test_send_keys_values_headers_read_back_with_confluent(self):
         rng = random.Random(4)

@@ -15,6 +15,8 @@ inline constexpr int8_t kResourceBroker = 4;
 
 // Config sources (DescribeConfigs v1+).
 inline constexpr int8_t kSourceTopicConfig = 1;
+inline constexpr int8_t kSourceDynamicBrokerConfig = 2;
+inline constexpr int8_t kSourceDynamicDefaultBrokerConfig = 3;
 inline constexpr int8_t kSourceStaticBrokerConfig = 4;
 inline constexpr int8_t kSourceDefaultConfig = 5;
 

@@ -9,6 +9,10 @@
 //   {"op": "fetchTopicOffsets", "topic": name}
 //   {"op": "fetchTopicOffsetsByTimestamp", "topic": name, "timestamp": ms}
 //   {"op": "describeConfigs", "topic": name}
+//   {"op": "describeConfigs", "resources": [{"type": "TOPIC"|"BROKER", "name", "configNames"?}],
+//    "includeSynonyms": bool}
+//   {"op": "alterConfigs", "validateOnly": bool,
+//    "resources": [{"type": "TOPIC"|"BROKER", "name", "configEntries": [{name, value}]}]}
 //   {"op": "listTopics"}
 //   {"op": "deleteTopics", "topics": [names]}
 //   {"op": "send", "topic": name, "acks": -1, "compression": "gzip"|null,
@@ -47,9 +51,20 @@ async function runStep(admin, producer, step) {
     case 'fetchTopicOffsetsByTimestamp':
       return admin.fetchTopicOffsetsByTimestamp(step.topic, step.timestamp)
     case 'describeConfigs':
+      if (step.resources) {
+        return admin.describeConfigs({
+          resources: step.resources.map(r => ({ ...r, type: ConfigResourceTypes[r.type] })),
+          includeSynonyms: !!step.includeSynonyms,
+        })
+      }
       return admin.describeConfigs({
         resources: [{ type: ConfigResourceTypes.TOPIC, name: step.topic }],
         includeSynonyms: false,
+      })
+    case 'alterConfigs':
+      return admin.alterConfigs({
+        validateOnly: !!step.validateOnly,
+        resources: step.resources.map(r => ({ ...r, type: ConfigResourceTypes[r.type] })),
       })
     case 'listTopics':
       return admin.listTopics()
