@@ -22,6 +22,7 @@ std::string_view errc_name(Errc code) {
     case Errc::kMessageTooLarge: return "MessageTooLarge";
     case Errc::kTruncatedBatch: return "TruncatedBatch";
     case Errc::kControlBatchRejected: return "ControlBatchRejected";
+    case Errc::kUnsupportedCompression: return "UnsupportedCompression";
     case Errc::kOffsetOutOfRange: return "OffsetOutOfRange";
     case Errc::kLogFailed: return "LogFailed";
     case Errc::kInvalidConfig: return "InvalidConfig";
