@@ -46,13 +46,7 @@ Result<std::vector<SharedBytes>> split_batches(const kafka::Records& records) {
 
 // A record set of magic 0/1 messages (Produce v0-v2) as one v2 batch, as
 // Kafka up-converts them.
-Result<std::vector<SharedBytes>> up_convert(const kafka::Records& records,
-                                            const ProduceOptions& options) {
-  if (!options.legacy_formats) {
-    // As Kafka: from Produce v3 a record set holds RecordBatch v2 only.
-    return Error(Errc::kInvalidRecord,
-                 "Produce v3 and later may only carry magic 2 record batches");
-  }
+Result<std::vector<SharedBytes>> up_convert(const kafka::Records& records) {
   SharedBytes set = records.slices.size() == 1 ? records.slices[0] : kafka::concat(records.slices);
   STRATA_ASSIGN_OR_RETURN(
       auto batch, engine::up_convert(set.span(), {.max_expanded_bytes = kMaxLegacyExpandedBytes}));
@@ -63,10 +57,21 @@ Result<std::vector<SharedBytes>> up_convert(const kafka::Records& records,
 
 void Partition::produce(const kafka::Records& records, const ProduceOptions& options,
                         std::function<void(Result<ProduceResult>)> done) {
-  bool legacy = !records.slices.empty() && engine::starts_legacy(records.slices[0].span());
-  auto split = legacy ? up_convert(records, options) : split_batches(records);
+  bool legacy = options.legacy_formats && !records.slices.empty() &&
+                engine::starts_legacy(records.slices[0].span());
+  auto split = legacy ? up_convert(records) : split_batches(records);
   if (!split) return done(split.error());
   std::vector<SharedBytes> batches = std::move(*split);
+  if (!legacy) {
+    for (const auto& b : batches) {
+      if (!engine::starts_legacy(b.span())) continue;
+      // As Kafka: from Produce v3 a record set holds RecordBatch v2 only.
+      return done(Error(Errc::kInvalidRecord,
+                        options.legacy_formats
+                            ? "a record set mixes magic 2 batches and magic 0/1 messages"
+                            : "Produce v3 and later may only carry magic 2 record batches"));
+    }
+  }
   if (batches.empty()) return done(Error(Errc::kInvalidRecord, "empty record set"));
 
   engine::AppendOptions opts;
