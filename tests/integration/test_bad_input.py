@@ -126,6 +126,7 @@ class BadInputTest(unittest.TestCase):
         keys = [struct.unpack(">hhh", body[6 + 6 * i:12 + 6 * i]) for i in range(count)]
         self.assertIn((18, 0, 3), keys)
         self.assertIn((0, 0, 9), keys)
+        self.assertIn((1, 0, 13), keys)  # Fetch v0-v3 are served down-converted
         c.close()
 
     def test_bytes_after_a_complete_body_are_ignored_as_kafka_does(self):
