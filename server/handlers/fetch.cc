@@ -175,8 +175,9 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   void respond(std::vector<PartitionResult> results) {
     token_.reset();
     resp_.error_code = kafka::code(top_error_);
-    // Before the overhead is measured: an empty aborted-transactions list
-    // encodes larger than a null one.
+    // The aborted-transactions lists are set before the overhead is measured
+    // so the measured skeleton has the response's shape; the fields set
+    // later have fixed sizes.
     for (size_t i = 0; i < results.size(); ++i) {
       const auto& t = targets_[i];
       auto& rp = resp_.responses[t.topic].partitions[t.partition];
