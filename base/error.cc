@@ -23,6 +23,7 @@ std::string_view errc_name(Errc code) {
     case Errc::kTruncatedBatch: return "TruncatedBatch";
     case Errc::kControlBatchRejected: return "ControlBatchRejected";
     case Errc::kInvalidTimestamp: return "InvalidTimestamp";
+    case Errc::kUnsupportedCompression: return "UnsupportedCompression";
     case Errc::kOffsetOutOfRange: return "OffsetOutOfRange";
     case Errc::kLogFailed: return "LogFailed";
     case Errc::kInvalidConfig: return "InvalidConfig";

@@ -22,13 +22,14 @@ enum class Errc {
   kShutdown,    // the component is stopping and takes no more work
   kInternal,
   // Record batches (engine/record_batch.h).
-  kCorruptMessage,        // CRC mismatch
-  kInvalidRecord,         // counts, deltas or lengths inconsistent
-  kUnsupportedMagic,      // magic other than 2
-  kMessageTooLarge,       // batch over max.message.bytes
-  kTruncatedBatch,        // fewer bytes than the header promises
-  kControlBatchRejected,  // a client sent a control batch
-  kInvalidTimestamp,      // a record timestamp outside message.timestamp.{before,after}.max.ms
+  kCorruptMessage,          // CRC mismatch
+  kInvalidRecord,           // counts, deltas or lengths inconsistent
+  kUnsupportedMagic,        // magic other than 2 where only 2 is accepted
+  kMessageTooLarge,         // batch over max.message.bytes
+  kTruncatedBatch,          // fewer bytes than the header promises
+  kControlBatchRejected,    // a client sent a control batch
+  kUnsupportedCompression,  // a codec the format or the reader cannot take (zstd in magic 0/1)
+  kInvalidTimestamp,        // a record timestamp outside message.timestamp.{before,after}.max.ms
   // Logs.
   kOffsetOutOfRange,
   kLogFailed,  // a write failed; the log rejects appends until it recovered

@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/batch_recompress.h"
+#include "engine/legacy_records.h"
+#include "server/kafka/header.h"
 
 namespace strata::server {
 
@@ -12,17 +14,21 @@ Offset Partition::high_watermark() const {
                                                                  : log_->log_end_offset();
 }
 
-void Partition::produce(const kafka::Records& records, bool wait_durable,
-                        std::function<void(Result<ProduceResult>)> done) {
-  // Split the record set into batches by their length fields.
+namespace {
+
+// What the wrappers of one legacy message set may decompress to.
+constexpr size_t kMaxLegacyExpandedBytes = 64 << 20;
+
+// Splits a record set into batches by their length fields.
+Result<std::vector<SharedBytes>> split_batches(const kafka::Records& records) {
   std::vector<SharedBytes> batches;
   for (const auto& slice : records.slices) {
     size_t pos = 0;
     while (pos < slice.size()) {
       size_t left = slice.size() - pos;
       if (left < engine::kBatchLogOverhead) {
-        return done(
-            Error(Errc::kCorruptMessage, fmt::format("{} stray bytes after the last batch", left)));
+        return Error(Errc::kCorruptMessage,
+                     fmt::format("{} stray bytes after the last batch", left));
       }
       int64_t size = engine::peek_batch_size(slice.data() + pos);
       if (size < static_cast<int64_t>(engine::kBatchLogOverhead) ||
@@ -30,11 +36,42 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
         // Let the validator name the defect precisely.
         auto checked = engine::check_batch_integrity(std::span<const std::byte>(
             slice.data() + pos, std::min<size_t>(left, size > 0 ? size : left)));
-        return done(checked.ok() ? Error(Errc::kCorruptMessage, "batch overruns the record set")
-                                 : checked.error());
+        return checked.ok() ? Error(Errc::kCorruptMessage, "batch overruns the record set")
+                            : checked.error();
       }
       batches.push_back(slice.slice(pos, static_cast<size_t>(size)));
       pos += static_cast<size_t>(size);
+    }
+  }
+  return batches;
+}
+
+// A record set of magic 0/1 messages (Produce v0-v2) as one v2 batch, as
+// Kafka up-converts them.
+Result<std::vector<SharedBytes>> up_convert(const kafka::Records& records) {
+  SharedBytes set = records.slices.size() == 1 ? records.slices[0] : kafka::concat(records.slices);
+  STRATA_ASSIGN_OR_RETURN(
+      auto batch, engine::up_convert(set.span(), {.max_expanded_bytes = kMaxLegacyExpandedBytes}));
+  return std::vector<SharedBytes>{SharedBytes::adopt(std::move(batch))};
+}
+
+}  // namespace
+
+void Partition::produce(const kafka::Records& records, const ProduceOptions& options,
+                        std::function<void(Result<ProduceResult>)> done) {
+  bool legacy = options.legacy_formats && !records.slices.empty() &&
+                engine::starts_legacy(records.slices[0].span());
+  auto split = legacy ? up_convert(records) : split_batches(records);
+  if (!split) return done(split.error());
+  std::vector<SharedBytes> batches = std::move(*split);
+  if (!legacy) {
+    for (const auto& b : batches) {
+      if (!engine::starts_legacy(b.span())) continue;
+      // As Kafka: from Produce v3 a record set holds RecordBatch v2 only.
+      return done(Error(Errc::kInvalidRecord,
+                        options.legacy_formats
+                            ? "a record set mixes magic 2 batches and magic 0/1 messages"
+                            : "Produce v3 and later may only carry magic 2 record batches"));
     }
   }
   if (batches.empty()) return done(Error(Errc::kInvalidRecord, "empty record set"));
@@ -60,7 +97,7 @@ void Partition::produce(const kafka::Records& records, bool wait_durable,
   };
   auto state = std::make_shared<State>(
       State{batches.size(), 0, std::nullopt, std::nullopt, std::move(done)});
-  bool durable = wait_durable && log_->config().durability == engine::Durability::kFsync;
+  bool durable = options.wait_durable && log_->config().durability == engine::Durability::kFsync;
   auto finish = [this, state, durable] {
     if (state->error) return state->done(*state->error);
     if (!durable) return state->done(*state->first);

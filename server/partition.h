@@ -33,6 +33,14 @@ struct ProduceResult {
   Offset log_start_offset;
 };
 
+struct ProduceOptions {
+  // acks=all: answer once the batches are durable (on fsync topics).
+  bool wait_durable = false;
+  // Produce v0-v2: a magic 0/1 message set is up-converted to one v2 batch.
+  // Later versions may carry magic 2 batches only.
+  bool legacy_formats = false;
+};
+
 struct FetchRead {
   kafka::Records records;
   Offset high_watermark;
@@ -72,7 +80,7 @@ class Partition {
   // Appends a producer's record set (one or more batches; all are validated
   // before any is appended). With `wait_durable` (acks=all on an fsync
   // topic) `done` runs once the batches are durable.
-  void produce(const kafka::Records& records, bool wait_durable,
+  void produce(const kafka::Records& records, const ProduceOptions& options,
                std::function<void(Result<ProduceResult>)> done);
 
   // Whole batches from `offset` below the high watermark, up to `max_bytes`.

@@ -1,13 +1,18 @@
 // Fetch: reads every requested partition on its owning shard, and long-polls
 // — waits for new data, woken by the partitions' high watermarks moving, or
-// for max_wait_ms — when fewer than min_bytes came back. The response obeys
-// the request's and each partition's byte limits but always carries at least
-// one whole batch of the first partition that has data.
+// for max_wait_ms — when fewer than min_bytes came back. Each partition is
+// read up to the smaller of its and the request's byte limit; the response
+// then takes whole batches in request order while the partition stays within
+// its limit and the whole response (records and the encoded fields around
+// them) within the request's max_bytes, except that its first batch goes in
+// whatever its size (KIP-74). Fetch v0-v3 get the batches down-converted to
+// the message format they read (fetch_records.h).
 #include <chrono>
 
 #include <boost/asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
 
+#include "server/fetch_records.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/partition_ops.h"
@@ -54,9 +59,10 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
         } else if (p.current_leader_epoch > 0) {
           rp.error_code = kafka::code(ErrorCode::kUnknownLeaderEpoch);
         } else {
+          size_t limit = static_cast<size_t>(std::max(1, p.partition_max_bytes));
           targets_.push_back(Target{resp_.responses.size() - 1, rt.partitions.size() - 1,
                                     topic->uid(PartitionId(p.partition)), Offset(p.fetch_offset),
-                                    static_cast<size_t>(std::max(1, p.partition_max_bytes))});
+                                    limit, std::min(limit, static_cast<size_t>(max_bytes_))});
         }
       }
     }
@@ -70,7 +76,8 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     size_t partition;
     PartitionUid uid;
     Offset offset;
-    size_t max_bytes;
+    size_t max_bytes;   // the partition's limit in the response
+    size_t read_bytes;  // what to read: no more than the response may take
   };
 
   std::vector<PartitionUid> uids() const {
@@ -89,7 +96,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
           if (p == nullptr) {
             return done(PartitionResult{Error(Errc::kShutdown, "partition not open")});
           }
-          p->read(targets[i].offset, targets[i].max_bytes,
+          p->read(targets[i].offset, targets[i].read_bytes,
                   [done](Result<FetchRead> r) { done(PartitionResult{std::move(r)}); });
         },
         [self](std::vector<PartitionResult> results) { self->on_results(std::move(results)); });
@@ -152,10 +159,33 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     attempt();
   }
 
+  // What the response takes apart from record bytes: the frame's size and
+  // header, and every topic and partition entry with empty records.
+  size_t encoded_overhead() const {
+    int16_t v = out_.version();
+    bool flexible = v >= kafka::FetchRequest::kFlexibleFrom;
+    kafka::Writer w(v, flexible);
+    w.write_struct(resp_);
+    size_t header = 4 + 4 + (flexible ? 1 : 0);
+    // A compact records length grows from 1 byte (empty) to at most 5.
+    size_t length_growth = flexible ? 4 * targets_.size() : 0;
+    return header + w.size() + length_growth;
+  }
+
   void respond(std::vector<PartitionResult> results) {
     token_.reset();
     resp_.error_code = kafka::code(top_error_);
-    size_t total = 0;
+    // The aborted-transactions lists are set before the overhead is measured
+    // so the measured skeleton has the response's shape; the fields set
+    // later have fixed sizes.
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto& t = targets_[i];
+      auto& rp = resp_.responses[t.topic].partitions[t.partition];
+      if (req_.isolation_level == 1 && results[i].read.ok()) rp.aborted_transactions.emplace();
+    }
+    size_t overhead = encoded_overhead();
+    FetchBudget budget{static_cast<size_t>(max_bytes_) - std::min<size_t>(overhead, max_bytes_)};
+    int8_t magic = fetch_magic(out_.version());
     for (size_t i = 0; i < results.size(); ++i) {
       const auto& t = targets_[i];
       auto& rp = resp_.responses[t.topic].partitions[t.partition];
@@ -170,13 +200,16 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       rp.high_watermark = r->high_watermark.value();
       rp.last_stable_offset = r->last_stable_offset.value();
       rp.log_start_offset = r->log_start_offset.value();
-      if (req_.isolation_level == 1) rp.aborted_transactions.emplace();
-      // The first partition with data is sent whole; later ones only while
-      // the response stays within max_bytes (the client fetches them next).
       if (r->bytes == 0) continue;
-      if (total > 0 && total + r->bytes > static_cast<size_t>(max_bytes_)) continue;
-      total += r->bytes;
-      rp.records = std::move(r->records);
+      auto taken = take_records(r->records.slices, t.max_bytes, magic, t.offset, budget);
+      if (taken.error) {
+        rp.error_code = kafka::code(kafka::to_error_code(taken.error->code()));
+        spdlog::debug("fetch v{} of {}-{} from {}: {}", out_.version(),
+                      resp_.responses[t.topic].topic, rp.partition_index, ctx_.peer,
+                      taken.error->to_string());
+        continue;
+      }
+      rp.records = std::move(taken.records);
     }
     out_.send(resp_);
   }

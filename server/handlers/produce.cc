@@ -1,7 +1,8 @@
 // Produce: appends each partition's record set on the shard that owns it.
 // acks=0 gets no response (an error closes the connection instead, as
 // Kafka does), acks=1 is answered once the batches are written, acks=all
-// once they are durable on fsync topics.
+// once they are durable on fsync topics. Produce v0-v2 may carry magic 0/1
+// message sets, which the partition up-converts to RecordBatch v2.
 #include <spdlog/spdlog.h>
 
 #include "server/handlers/handlers.h"
@@ -71,14 +72,15 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
                                        ctx.header.api_version, resp),
                 false});
   };
+  ProduceOptions options{.wait_durable = acks == -1, .legacy_formats = ctx.header.api_version <= 2};
   run_on_owners<Result<ProduceResult>>(
       broker, ctx.shard.id(), uids,
-      [shared_records, acks](Partition* p, size_t i,
-                             std::function<void(Result<ProduceResult>)> done) {
+      [shared_records, options](Partition* p, size_t i,
+                                std::function<void(Result<ProduceResult>)> done) {
         if (p == nullptr) {
           return done(Error(Errc::kShutdown, "partition is not open on this broker"));
         }
-        p->produce((*shared_records)[i], acks == -1, std::move(done));
+        p->produce((*shared_records)[i], options, std::move(done));
       },
       std::move(finish));
 }

@@ -68,6 +68,7 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kInvalidTimestamp: return ErrorCode::kInvalidTimestamp;
     case Errc::kUnsupportedMagic: return ErrorCode::kUnsupportedForMessageFormat;
     case Errc::kMessageTooLarge: return ErrorCode::kMessageTooLarge;
+    case Errc::kUnsupportedCompression: return ErrorCode::kUnsupportedCompressionType;
     case Errc::kOffsetOutOfRange: return ErrorCode::kOffsetOutOfRange;
     case Errc::kInvalidConfig: return ErrorCode::kInvalidConfig;
     case Errc::kInvalidTopic: return ErrorCode::kInvalidTopicException;

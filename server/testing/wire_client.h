@@ -33,6 +33,7 @@ class WireClient {
     std::byte size[4];
     boost::asio::read(socket_, boost::asio::buffer(size, 4));
     auto body = SharedBytes::allocate(static_cast<size_t>(be::load<int32_t>(size)));
+    last_response_bytes_ = 4 + body.size();
     boost::asio::read(socket_, boost::asio::buffer(body.data(), body.size()));
     const auto* api = kafka::find_api(Request::kApiKey);
     bool flexible = version >= api->flexible_from;
@@ -46,10 +47,14 @@ class WireClient {
     return resp;
   }
 
+  // Size of the last response frame, its size prefix included.
+  size_t last_response_bytes() const { return last_response_bytes_; }
+
  private:
   boost::asio::io_context io_;
   boost::asio::ip::tcp::socket socket_;
   int32_t correlation_ = 0;
+  size_t last_response_bytes_ = 0;
 };
 
 }  // namespace strata::server::testing

@@ -4,6 +4,7 @@ throughout."""
 import socket
 import struct
 import unittest
+import zlib
 
 from harness import Broker
 
@@ -125,6 +126,7 @@ class BadInputTest(unittest.TestCase):
         keys = [struct.unpack(">hhh", body[6 + 6 * i:12 + 6 * i]) for i in range(count)]
         self.assertIn((18, 0, 3), keys)
         self.assertIn((0, 0, 9), keys)
+        self.assertIn((1, 0, 13), keys)  # Fetch v0-v3 are served down-converted
         c.close()
 
     def test_bytes_after_a_complete_body_are_ignored_as_kafka_does(self):
@@ -152,7 +154,7 @@ class BadInputTest(unittest.TestCase):
         self.expect_closed(frame(header(999, 0, 1)))
         self.expect_closed(frame(header(-5, 0, 1)))
         self.expect_closed(frame(header(3, 99, 1)))   # Metadata v99
-        self.expect_closed(frame(header(0, 0, 1)))    # Produce v0 (magic 0/1 era)
+        self.expect_closed(frame(header(0, 0, 1)))    # Produce v0 without a body
 
     def test_bad_header(self):
         self.expect_closed(frame(struct.pack(">hh", 3, 0)))  # no correlation id
@@ -201,19 +203,27 @@ class BadInputTest(unittest.TestCase):
         off = 4 + 2 + 1 + 4 + 4
         (error,) = struct.unpack(">h", body[off:off + 2])
         self.assertEqual(error, 2)  # CORRUPT_MESSAGE
-        # A legacy magic-1 message set (what Produce v0-2 clients send) is
-        # refused with UNSUPPORTED_FOR_MESSAGE_FORMAT.
+        # Legacy magic 1 message sets (what Produce v0-2 clients send) are
+        # checked like batches: a bad CRC is CORRUPT_MESSAGE; from Produce
+        # v3 on, as in Kafka, only RecordBatch v2 is allowed.
         value = b"legacy"
         msg = struct.pack(">bbq", 1, 0, 0) + struct.pack(">i", -1) + struct.pack(">i", len(value)) + value
-        entry = struct.pack(">q", 0) + struct.pack(">i", 4 + len(msg)) + struct.pack(">I", 0) + msg
-        body = struct.pack(">hi", 1, 1000) + struct.pack(">i", 1) + struct.pack(">h", 1) + b"t"
-        body += struct.pack(">i", 1) + struct.pack(">i", 0) + struct.pack(">i", len(entry)) + entry
-        c.send(frame(header(0, 2, 6) + body))
-        corr, body = c.response()
-        self.assertEqual(corr, 6)
-        off = 4 + 2 + 1 + 4 + 4
-        (error,) = struct.unpack(">h", body[off:off + 2])
-        self.assertEqual(error, 43)  # UNSUPPORTED_FOR_MESSAGE_FORMAT
+        crc = zlib.crc32(msg)
+
+        def legacy_produce(version, correlation_id, crc):
+            entry = struct.pack(">q", 0) + struct.pack(">i", 4 + len(msg)) + struct.pack(">I", crc) + msg
+            body = struct.pack(">h", -1) if version >= 3 else b""
+            body += struct.pack(">hi", 1, 1000) + struct.pack(">i", 1) + struct.pack(">h", 1) + b"t"
+            body += struct.pack(">i", 1) + struct.pack(">i", 0) + struct.pack(">i", len(entry)) + entry
+            c.send(frame(header(0, version, correlation_id) + body))
+            corr, resp = c.response()
+            self.assertEqual(corr, correlation_id)
+            off = 4 + 2 + 1 + 4 + 4
+            return struct.unpack(">h", resp[off:off + 2])[0]
+
+        self.assertEqual(legacy_produce(2, 6, crc ^ 1), 2)  # CORRUPT_MESSAGE
+        self.assertEqual(legacy_produce(3, 7, crc), 87)  # INVALID_RECORD
+        self.assertEqual(legacy_produce(2, 8, crc), 0)
         c.close()
         self.assert_healthy()
 

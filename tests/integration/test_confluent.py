@@ -9,6 +9,7 @@ The helpers here (create_topics, produce_all, read_all) are shared with the
 other files of this folder.
 """
 import json
+import logging
 import random
 import time
 import unittest
@@ -485,6 +486,48 @@ class ConfluentKafkaTest(unittest.TestCase):
                                      for p in range(partitions)])
         self.assertEqual(as_tuples(got), expected_records(messages, reports))
         self.assertEqual(sorted({r.partition for r in got}), list(range(partitions)))
+
+    def test_fetch_max_bytes_bounds_every_response_across_full_partitions(self):
+        # KIP-74: the request's fetch.max.bytes holds across partitions. With a
+        # per-partition limit ten times larger, a broker that adds whole
+        # partitions past it sends responses librdkafka refuses ("Invalid
+        # response size") over and over, and the consumer never progresses.
+        partitions = 24
+        create_topic(self.broker, "full", partitions)
+        rng = random.Random(7)
+        per_partition = 200  # 10 kB values: 2 MB a partition, 48 MB in all
+        messages = [{"value": rng.randbytes(10000), "partition": i % partitions}
+                    for i in range(per_partition * partitions)]
+        # Producer batches well below fetch.max.bytes: only the first batch
+        # of a response may exceed the limit.
+        reports = produce_all(self.broker, "full", messages, {"batch.size": 65536})
+        self.assert_delivered_in_order(reports, partitions)
+
+        errors = []
+        refused = []
+
+        class Capture(logging.Handler):
+            def emit(self, record):
+                if "Invalid response size" in record.getMessage():
+                    refused.append(record.getMessage())
+
+        logger = logging.getLogger("strata-it-librdkafka")
+        logger.setLevel(logging.DEBUG)
+        handler = Capture()
+        logger.addHandler(handler)
+        try:
+            # librdkafka requires receive.message.max.bytes >= fetch.max.bytes
+            # + 512 and fetch.max.bytes >= message.max.bytes (1000000).
+            conf = {"fetch.max.bytes": 1000000, "receive.message.max.bytes": 1000512,
+                    "max.partition.fetch.bytes": 10485760, "logger": logger,
+                    "error_cb": errors.append}
+            got = read_all(self.broker, [TopicPartition("full", p, OFFSET_BEGINNING)
+                                         for p in range(partitions)], conf, timeout=120)
+        finally:
+            logger.removeHandler(handler)
+        self.assertEqual(refused, [])
+        self.assertEqual([str(e) for e in errors], [])
+        self.assertEqual(as_tuples(got), expected_records(messages, reports))
 
 
 if __name__ == "__main__":

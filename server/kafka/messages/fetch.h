@@ -11,7 +11,9 @@ namespace strata::kafka {
 
 struct FetchRequest {
   static constexpr int16_t kApiKey = 1;
-  static constexpr int16_t kMinVersion = 4, kMaxVersion = 13, kFlexibleFrom = 12;
+  // v0-v3 read the legacy message formats (magic 0 for v0-v1, 1 for v2-v3):
+  // the broker down-converts what it serves them.
+  static constexpr int16_t kMinVersion = 0, kMaxVersion = 13, kFlexibleFrom = 12;
   struct Partition {
     int32_t partition = 0;
     int32_t current_leader_epoch = -1;

@@ -12,8 +12,8 @@ namespace strata::kafka {
 struct ProduceRequest {
   static constexpr int16_t kApiKey = 0;
   // From v0: librdkafka compresses with gzip or snappy only if the broker
-  // lists Produce v0 (it still sends v7+; v0-2 clients get
-  // UNSUPPORTED_FOR_MESSAGE_FORMAT for magic 0/1 batches).
+  // lists Produce v0 (it still sends v7+). v0-v2 carry magic 0/1 message
+  // sets, which the broker up-converts to RecordBatch v2.
   static constexpr int16_t kMinVersion = 0, kMaxVersion = 9, kFlexibleFrom = 9;
   struct Partition {
     int32_t index = 0;
