@@ -20,8 +20,6 @@
 
 namespace strata::engine {
 
-// Kafka's "no timestamp" (magic 0 records, and clients that set none).
-inline constexpr TimestampMs kNoRecordTimestamp = -1;
 // A compressed batch may not expand beyond this when the broker walks it.
 inline constexpr size_t kMaxDecompressedBatchBytes = 256 << 20;
 

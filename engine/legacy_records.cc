@@ -34,7 +34,7 @@ struct Message {
   Offset offset;
   int8_t magic = 0;
   int8_t attributes = 0;
-  TimestampMs timestamp = kMessageNoTimestamp;
+  TimestampMs timestamp = kNoRecordTimestamp;
   std::optional<std::span<const std::byte>> key;
   std::optional<std::span<const std::byte>> value;
 
@@ -113,7 +113,7 @@ Result<Message> read_message(std::span<const std::byte> set, size_t& pos) {
   if (m.magic == kMagicV1) {
     m.timestamp = be::load<int64_t>(msg.data() + at);
     at += 8;
-    if (m.timestamp < kMessageNoTimestamp) {
+    if (m.timestamp < kNoRecordTimestamp) {
       return Error(Errc::kInvalidRecord, fmt::format("message at offset {}: invalid timestamp {}",
                                                      m.offset, m.timestamp));
     }
@@ -342,7 +342,7 @@ Result<std::vector<std::byte>> down_convert(std::span<const std::byte> batch, in
   int32_t count = 0;
   Offset first{0};
   Offset last{0};
-  TimestampMs max_ts = kMessageNoTimestamp;
+  TimestampMs max_ts = kNoRecordTimestamp;
   STRATA_TRY(for_each_record(payload, h.records_count, [&](const RecordView& r) {
     Offset o = h.base_offset + r.offset_delta;
     if (o < min_offset) return true;

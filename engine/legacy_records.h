@@ -34,8 +34,6 @@ namespace strata::engine {
 
 inline constexpr int8_t kMagicV0 = 0;
 inline constexpr int8_t kMagicV1 = 1;
-// Kafka's NO_TIMESTAMP: magic 0 records, and magic 1 records without one.
-inline constexpr TimestampMs kMessageNoTimestamp = -1;
 
 namespace legacy_field {
 inline constexpr size_t kOffset = 0;
@@ -56,7 +54,7 @@ inline constexpr int8_t kLogAppendTime = 0x08;
 struct LegacyRecord {
   Offset offset;  // as written, inner magic 1 offsets made absolute
   int8_t magic = 0;
-  TimestampMs timestamp = kMessageNoTimestamp;
+  TimestampMs timestamp = kNoRecordTimestamp;
   bool log_append_time = false;
   Compression wrapper_codec = Compression::kNone;  // of the wrapper holding it
   std::optional<std::span<const std::byte>> key;
@@ -87,7 +85,7 @@ Status for_each_legacy_record(std::span<const std::byte> set, const LegacyLimits
 
 // The records of a produced message set as one v2 batch, as Kafka 3.x
 // up-converts them: base offset 0 (the log assigns offsets), offset deltas
-// 0..n-1, no producer id, the records' timestamps (kMessageNoTimestamp for
+// 0..n-1, no producer id, the records' timestamps (kNoRecordTimestamp for
 // magic 0, so the batch's timestamps are -1 too), no headers, compressed
 // with the codec of the set's first compressed wrapper. Fails as
 // for_each_legacy_record does.

@@ -132,7 +132,7 @@ const std::vector<Rec> kRecords = {
 
 std::vector<Rec> without_timestamps(std::vector<Rec> recs) {
   for (auto& r : recs)
-    r.timestamp = kMessageNoTimestamp;
+    r.timestamp = kNoRecordTimestamp;
   return recs;
 }
 
@@ -182,7 +182,7 @@ TEST(LegacyRecords, WalksMixedSetsInOrder) {
   Bytes tail = plain_set(0, {kRecords[4]});
   set.insert(set.end(), tail.begin(), tail.end());
   std::vector<Rec> want = kRecords;
-  want[4].timestamp = kMessageNoTimestamp;
+  want[4].timestamp = kNoRecordTimestamp;
   EXPECT_EQ(walk(set), want);
 }
 
@@ -309,8 +309,8 @@ TEST(LegacyRecords, UpConvertsToOneValidV2Batch) {
 TEST(LegacyRecords, UpConvertedMagic0RecordsHaveNoTimestamp) {
   auto batch = up_convert(plain_set(0, kRecords), {}).value();
   BatchHeader h = read_batch_header(batch.data());
-  EXPECT_EQ(h.base_timestamp, kMessageNoTimestamp);
-  EXPECT_EQ(h.max_timestamp, kMessageNoTimestamp);
+  EXPECT_EQ(h.base_timestamp, kNoRecordTimestamp);
+  EXPECT_EQ(h.max_timestamp, kNoRecordTimestamp);
   EXPECT_FALSE(h.log_append_time());
 }
 

@@ -31,6 +31,8 @@ inline constexpr size_t kBatchHeaderSize = 61;
 // baseOffset and batchLength precede the part that batchLength counts.
 inline constexpr size_t kBatchLogOverhead = 12;
 inline constexpr int8_t kMagicV2 = 2;
+// Kafka's "no timestamp": magic 0 messages, and records of clients that set none.
+inline constexpr TimestampMs kNoRecordTimestamp = -1;
 
 namespace batch_field {
 inline constexpr size_t kBaseOffset = 0;

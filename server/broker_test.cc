@@ -594,8 +594,8 @@ TEST_F(BrokerTest, LegacyProduceIsUpConvertedAndFetchDownConverts) {
 
   const std::vector<Seen> stored = {{0, "a", "one", 1000},
                                     {1, std::nullopt, "two", 1001},
-                                    {2, "c", std::nullopt, engine::kMessageNoTimestamp},
-                                    {3, "d", "four", engine::kMessageNoTimestamp}};
+                                    {2, "c", std::nullopt, engine::kNoRecordTimestamp},
+                                    {3, "d", "four", engine::kNoRecordTimestamp}};
   auto v4 = fetch("old", {{0, 0}}, 4, 1 << 20, 1 << 20).responses.at(0).partitions.at(0);
   EXPECT_EQ(records_of(v4.records, 4), stored);
   EXPECT_EQ(v4.high_watermark, 4);
@@ -605,7 +605,7 @@ TEST_F(BrokerTest, LegacyProduceIsUpConvertedAndFetchDownConverts) {
   auto v0 = fetch("old", {{0, 0}}, 0, 1 << 20, 1 << 20).responses.at(0).partitions.at(0);
   std::vector<Seen> without_ts = stored;
   for (auto& r : without_ts)
-    r.timestamp = engine::kMessageNoTimestamp;
+    r.timestamp = engine::kNoRecordTimestamp;
   EXPECT_EQ(records_of(v0.records, 0), without_ts);
   EXPECT_EQ(v0.high_watermark, 4);
 }
