@@ -92,12 +92,21 @@ TEST_P(DeriveMaxTimestamp, RefusesRecordsOutsideTheLimits) {
 }
 
 TEST_P(DeriveMaxTimestamp, ExtremeTimestampsDoNotOverflowTheLimitCheck) {
-  auto batch = make_batch({INT64_MIN + 1, INT64_MAX}, GetParam());
+  // now - ts does not fit in 64 bits either way: beyond every limit.
+  auto ancient = make_batch({INT64_MIN + 1, INT64_MIN + 2}, GetParam());
   auto r = derive(
-      batch,
+      ancient,
       TimestampLimits{.now = INT64_MAX, .before_max_ms = INT64_MAX - 1, .after_max_ms = INT64_MAX});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code(), Errc::kInvalidTimestamp);
+  EXPECT_NE(r.error().message().find("before"), std::string::npos);
+  auto far = make_batch({INT64_MAX - 1}, GetParam());
+  r = derive(far,
+             TimestampLimits{
+                 .now = INT64_MIN + 1, .before_max_ms = INT64_MAX, .after_max_ms = INT64_MAX - 1});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kInvalidTimestamp);
+  EXPECT_NE(r.error().message().find("after"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, DeriveMaxTimestamp,

@@ -74,6 +74,12 @@ class Consumer {
   virtual Result<size_t> poll(std::chrono::milliseconds timeout, MessageSink& sink) = 0;
   // Leaves the group cleanly and releases the client; poll() after it fails.
   virtual Status close() = 0;
+  // How many partitions the group has given this member so far, or -1 where
+  // the system has no such assignment (a member reads as soon as it exists).
+  // The runner starts producing only once every group's members together
+  // hold every partition, so no run measures a group's initial join as
+  // latency. May be called from another thread than poll().
+  virtual int assigned_partitions() { return -1; }
 };
 
 struct DriverOptions {

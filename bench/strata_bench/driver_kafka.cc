@@ -120,6 +120,15 @@ class KafkaConsumer final : public Consumer {
   }
   ~KafkaConsumer() override { (void)close(); }
 
+  int assigned_partitions() override {
+    if (!kafka_) return 0;
+    rd_kafka_topic_partition_list_t* list = nullptr;
+    if (rd_kafka_assignment(kafka_->rk(), &list) != RD_KAFKA_RESP_ERR_NO_ERROR) return 0;
+    int n = list->cnt;
+    rd_kafka_topic_partition_list_destroy(list);
+    return n;
+  }
+
   Result<size_t> poll(std::chrono::milliseconds timeout, MessageSink& sink) override {
     // Wait for the first message only, then take what is already queued
     // without waiting, so no message is held back for a fuller batch.

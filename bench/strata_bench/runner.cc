@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -195,6 +196,40 @@ void consume_loop(ConsumerState& c, const std::atomic<bool>& stop, ErrorLog& err
   }
 }
 
+// Waits (bounded) until every group's members together hold every
+// partition of the workload, so that producing starts only once each group
+// reads: a group's initial join (group.initial.rebalance.delay.ms and the
+// rebalance) is not latency. Members of systems without assignments count
+// as ready at once.
+void wait_for_assignments(const std::vector<std::unique_ptr<ConsumerState>>& consumers,
+                          const Workload& w, ErrorLog& errors) {
+  constexpr int64_t kJoinTimeoutNs = 60'000'000'000;
+  const int want = w.partitions * static_cast<int>(w.topic_names().size());
+  const int64_t deadline = steady_now_ns() + kJoinTimeoutNs;
+  for (;;) {
+    std::map<const GroupState*, int> held;
+    bool assignments = false;
+    for (const auto& c : consumers) {
+      int n = c->consumer->assigned_partitions();
+      if (n < 0) continue;
+      assignments = true;
+      held[&c->group] += n;
+    }
+    bool all = std::all_of(held.begin(), held.end(), [&](auto& g) { return g.second >= want; });
+    if (!assignments || all) return;
+    if (steady_now_ns() >= deadline) {
+      for (const auto& [g, n] : held) {
+        if (n < want) {
+          errors.add("group " + g->name + " holds " + std::to_string(n) + " of " +
+                     std::to_string(want) + " partitions after 60 s; producing anyway");
+        }
+      }
+      return;
+    }
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+}
+
 struct Watched {
   pid_t pid;
   std::string name;
@@ -249,6 +284,13 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
     producers.push_back(std::move(p));
   }
 
+  std::atomic<bool> stop_consumers{false};
+  std::vector<std::thread> consumer_threads, producer_threads;
+  for (auto& c : consumers)
+    consumer_threads.emplace_back(
+        [&c, &stop_consumers, &errors] { consume_loop(*c, stop_consumers, errors); });
+  wait_for_assignments(consumers, w, errors);
+
   const int64_t t0 = steady_now_ns();
   window.start_ns = t0 + static_cast<int64_t>(w.warmup_s * 1e9);
   window.end_ns = window.start_ns + static_cast<int64_t>(w.duration_s * 1e9);
@@ -259,11 +301,6 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
   const double window_s = w.duration_s;
   const milliseconds flush_timeout(static_cast<int64_t>(std::max(w.drain_timeout_s, 10.0) * 1000));
 
-  std::atomic<bool> stop_consumers{false};
-  std::vector<std::thread> consumer_threads, producer_threads;
-  for (auto& c : consumers)
-    consumer_threads.emplace_back(
-        [&c, &stop_consumers, &errors] { consume_loop(*c, stop_consumers, errors); });
   const double per_producer_rate = w.rate / w.producers;
   for (int i = 0; i < w.producers; ++i)
     producer_threads.emplace_back([&, i] {

@@ -2,7 +2,8 @@
 //
 // Timeline of a run (all on the steady clock):
 //
-//   prepare | consumers join, producers start | warm-up | measured window | drain
+//   prepare | consumers join (until every group holds every partition) |
+//   producers start | warm-up | measured window | drain
 //
 // Producers are paced open-loop at rate / producers each (or unthrottled)
 // and stop at the end of the measured window, then flush. Consumers read
