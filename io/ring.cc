@@ -1,6 +1,7 @@
 #include "io/ring.h"
 
 #include <cerrno>
+#include <chrono>
 
 #include <boost/asio/post.hpp>
 #include <liburing.h>
@@ -9,6 +10,15 @@
 #include <unistd.h>
 
 namespace strata::io {
+namespace {
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Ring>> Ring::create(asio::io_context& ctx, unsigned entries) {
   auto ring = std::make_unique<io_uring>();
@@ -57,7 +67,7 @@ void Ring::writev(int fd, std::span<const iovec> iov, uint64_t offset, Completio
       [fd, iov, offset](io_uring_sqe* sqe) {
         io_uring_prep_writev(sqe, fd, iov.data(), static_cast<unsigned>(iov.size()), offset);
       },
-      std::move(done));
+      std::move(done), Kind::kWrite);
 }
 
 void Ring::read(int fd, std::span<std::byte> buf, uint64_t offset, Completion done) {
@@ -65,27 +75,28 @@ void Ring::read(int fd, std::span<std::byte> buf, uint64_t offset, Completion do
       [fd, buf, offset](io_uring_sqe* sqe) {
         io_uring_prep_read(sqe, fd, buf.data(), static_cast<unsigned>(buf.size()), offset);
       },
-      std::move(done));
+      std::move(done), Kind::kRead);
 }
 
 void Ring::fdatasync(int fd, Completion done) {
   enqueue([fd](io_uring_sqe* sqe) { io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC); },
-          std::move(done));
+          std::move(done), Kind::kSync);
 }
 
 void Ring::fsync(int fd, Completion done) {
-  enqueue([fd](io_uring_sqe* sqe) { io_uring_prep_fsync(sqe, fd, 0); }, std::move(done));
+  enqueue([fd](io_uring_sqe* sqe) { io_uring_prep_fsync(sqe, fd, 0); }, std::move(done),
+          Kind::kSync);
 }
 
-void Ring::enqueue(Prepare prepare, Completion done) {
+void Ring::enqueue(Prepare prepare, Completion done, Kind kind) {
   if (in_flight_ >= capacity_ || !backlog_.empty()) {
-    backlog_.emplace_back(std::move(prepare), std::move(done));
+    backlog_.push_back(Pending{std::move(prepare), std::move(done), kind});
     return;
   }
-  prepare_one(prepare, std::move(done));
+  prepare_one(prepare, std::move(done), kind);
 }
 
-void Ring::prepare_one(Prepare& prepare, Completion done) {
+void Ring::prepare_one(Prepare& prepare, Completion done, Kind kind) {
   io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
   if (sqe == nullptr) {
     // The submission queue is full of prepared entries: hand them over now.
@@ -94,7 +105,7 @@ void Ring::prepare_one(Prepare& prepare, Completion done) {
     STRATA_CHECK(sqe != nullptr, "io_uring submission queue still full after submit");
   }
   prepare(sqe);
-  io_uring_sqe_set_data(sqe, new Op{std::move(done)});
+  io_uring_sqe_set_data(sqe, new Op{std::move(done), kind, steady_ns()});
   ++in_flight_;
   ++unsubmitted_;
   schedule_submit();
@@ -156,9 +167,15 @@ void Ring::drain_completions() {
     --in_flight_;
     // Refill from the backlog before running the callback, which may enqueue.
     while (!backlog_.empty() && in_flight_ < capacity_) {
-      auto [prepare, done] = std::move(backlog_.front());
+      Pending next = std::move(backlog_.front());
       backlog_.pop_front();
-      prepare_one(prepare, std::move(done));
+      prepare_one(next.prepare, std::move(next.done), next.kind);
+    }
+    auto us = static_cast<uint64_t>(std::max<int64_t>(steady_ns() - op->submitted_ns, 0) / 1000);
+    switch (op->kind) {
+      case Kind::kWrite: stats_.write.record(us); break;
+      case Kind::kRead: stats_.read.record(us); break;
+      case Kind::kSync: stats_.sync.record(us); break;
     }
     auto alive = alive_;
     op->done(res);

@@ -27,6 +27,7 @@
 #include <sys/uio.h>
 
 #include "base/result.h"
+#include "io/io_stats.h"
 
 struct io_uring;
 struct io_uring_sqe;
@@ -54,16 +55,27 @@ class Ring {
   size_t in_flight() const { return in_flight_ + backlog_.size(); }
   // Number of io_uring_enter submissions made so far (for tests and metrics).
   uint64_t submissions() const { return submissions_; }
+  // Latencies of the operations completed since the last reset (the loop
+  // lag is recorded by the shard that owns the ring).
+  IoStats& stats() { return stats_; }
 
  private:
   using Prepare = std::function<void(io_uring_sqe*)>;
+  enum class Kind : uint8_t { kWrite, kRead, kSync };
   struct Op {
     Completion done;
+    Kind kind;
+    int64_t submitted_ns;
+  };
+  struct Pending {
+    Prepare prepare;
+    Completion done;
+    Kind kind;
   };
 
   Ring(asio::io_context& ctx, std::unique_ptr<io_uring> ring, int event_fd, unsigned capacity);
-  void enqueue(Prepare prepare, Completion done);
-  void prepare_one(Prepare& prepare, Completion done);
+  void enqueue(Prepare prepare, Completion done, Kind kind);
+  void prepare_one(Prepare& prepare, Completion done, Kind kind);
   void schedule_submit();
   void submit();
   void arm();
@@ -78,7 +90,8 @@ class Ring {
   bool submit_scheduled_ = false;
   bool armed_ = false;
   uint64_t submissions_ = 0;
-  std::deque<std::pair<Prepare, Completion>> backlog_;  // waiting for capacity
+  std::deque<Pending> backlog_;  // waiting for capacity
+  IoStats stats_;
   // Shared with posted handlers so that they do nothing after destruction.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

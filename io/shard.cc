@@ -36,6 +36,54 @@ void Shard::stop() {
   if (thread_.joinable() && !on_thread()) thread_.join();
 }
 
+// The loop-lag probe: a timer due every tick; how late its handler runs is
+// how long a handler that became ready then waited for the loop.
+struct Shard::StatsProbe {
+  explicit StatsProbe(asio::io_context& io) : tick_timer(io) {}
+  asio::steady_timer tick_timer;
+  std::chrono::steady_clock::time_point due;
+  std::chrono::steady_clock::time_point next_report;
+  std::chrono::milliseconds interval{1000};
+  std::function<void(const IoStats&)> report;
+};
+
+namespace {
+constexpr std::chrono::milliseconds kProbeTick{10};
+}  // namespace
+
+void Shard::report_stats(std::chrono::milliseconds interval,
+                         std::function<void(const IoStats&)> report) {
+  post([this, interval, report = std::move(report)]() mutable {
+    probe_ = std::make_shared<StatsProbe>(io_);
+    probe_->interval = interval;
+    probe_->report = std::move(report);
+    auto now = std::chrono::steady_clock::now();
+    probe_->next_report = now + interval;
+    probe_->due = now + kProbeTick;
+    arm_probe();
+  });
+}
+
+void Shard::arm_probe() {
+  probe_->tick_timer.expires_at(probe_->due);
+  probe_->tick_timer.async_wait(
+      [this, weak = std::weak_ptr<StatsProbe>(probe_)](const boost::system::error_code& ec) {
+        auto p = weak.lock();
+        if (ec || !p) return;
+        auto now = std::chrono::steady_clock::now();
+        auto lag = std::chrono::duration_cast<std::chrono::microseconds>(now - p->due).count();
+        ring_->stats().loop_lag.record(static_cast<uint64_t>(std::max<int64_t>(lag, 0)));
+        if (now >= p->next_report) {
+          p->report(ring_->stats());
+          ring_->stats() = IoStats();
+          p->next_report += p->interval;
+          if (p->next_report <= now) p->next_report = now + p->interval;
+        }
+        p->due = now + kProbeTick;
+        arm_probe();
+      });
+}
+
 Shard* Shard::current() {
   return current_shard;
 }

@@ -22,6 +22,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "io/ring.h"
 
@@ -49,17 +50,25 @@ class Shard {
   // Handlers not yet run are dropped. Idempotent.
   void stop();
 
+  // Measures the loop's lag (how late a timer due every 10 ms runs) and,
+  // every `interval`, hands the ring's IoStats to `report` on the shard's
+  // thread and resets them. Call once, from any thread, after start().
+  void report_stats(std::chrono::milliseconds interval, std::function<void(const IoStats&)> report);
+
   bool on_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
   // The shard whose thread is calling, or nullptr.
   static Shard* current();
 
  private:
   Shard(unsigned id);
+  void arm_probe();
 
   unsigned id_;
   asio::io_context io_{1};
   std::unique_ptr<Ring> ring_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  struct StatsProbe;
+  std::shared_ptr<StatsProbe> probe_;
   std::thread thread_;
 };
 

@@ -151,6 +151,17 @@ Status Broker::open() {
   for (auto& s : shards_) {
     states_.push_back(std::make_unique<ShardState>(*this, *s));
     s->start();
+    if (config_.stats_interval_ms > 0) {
+      unsigned id = s->id();
+      s->report_stats(std::chrono::milliseconds(config_.stats_interval_ms),
+                      [id](const io::IoStats& st) {
+                        auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count();
+                        spdlog::info("io stats {{\"shard\":{},\"wall_ms\":{},\"io\":{}}}", id, wall,
+                                     st.to_json());
+                      });
+    }
   }
   // Bind before anything is advertised: with port 0 the kernel picks one,
   // and that is the port clients must be told.

@@ -61,6 +61,7 @@ const std::vector<std::string_view>& static_keys() {
       "offsets.retention.minutes",
       "offsets.retention.check.interval.ms",
       "shutdown.timeout.ms",
+      "strata.stats.interval.ms",
   };
   return keys;
 }
@@ -146,6 +147,8 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
                             parse_int<int64_t>(key, value, 1, INT64_MAX));
   } else if (key == "shutdown.timeout.ms") {
     STRATA_ASSIGN_OR_RETURN(shutdown_timeout_ms, parse_int<int64_t>(key, value, 0, INT64_MAX));
+  } else if (key == "strata.stats.interval.ms") {
+    STRATA_ASSIGN_OR_RETURN(stats_interval_ms, parse_int<int64_t>(key, value, 0, 3'600'000));
   } else {
     return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
   }
@@ -216,7 +219,8 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  fetch.max.bytes, log.retention.check.interval.ms, shutdown.timeout.ms,\n"
                  "  group.initial.rebalance.delay.ms, group.min.session.timeout.ms,\n"
                  "  group.max.session.timeout.ms, offsets.retention.minutes,\n"
-                 "  offsets.retention.check.interval.ms,\n"
+                 "  offsets.retention.check.interval.ms, strata.stats.interval.ms (per-shard\n"
+                 "  disk latency and loop lag lines in the log; 0 = off),\n"
                  "  and the defaults of the topic configs, with Kafka's names:\n";
     std::string line = " ";
     for (const auto& s : topic_default_synonyms()) {
@@ -271,6 +275,7 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"group.max.session.timeout.ms", std::to_string(group_max_session_timeout_ms)},
       {"offsets.retention.minutes", std::to_string(offsets_retention_ms / 60000)},
       {"offsets.retention.check.interval.ms", std::to_string(offsets_retention_check_interval_ms)},
+      {"strata.stats.interval.ms", std::to_string(stats_interval_ms)},
   };
   return m;
 }

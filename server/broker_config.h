@@ -47,6 +47,9 @@ struct BrokerConfig {
   int32_t group_max_session_timeout_ms = 1800000;
   int64_t offsets_retention_ms = 7LL * 24 * 3600 * 1000;
   int64_t offsets_retention_check_interval_ms = 600000;
+  // Strata's own: every this many ms each shard logs its disk latencies and
+  // loop lag as one "io stats" JSON line (0: off).
+  int64_t stats_interval_ms = 0;
 
   // Broker-wide defaults of the topic configs (log.retention.ms and friends)
   // as the static properties set them, and those properties as given.

@@ -371,6 +371,9 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
         sec.cpu_cores[all[k].name] = (cpu - cpu_before[k]) / elapsed_s;
         cpu_before[k] = cpu;
       }
+      sec.wall_ms = std::chrono::duration_cast<milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
       if (auto pc = sample_page_cache()) {
         sec.dirty_bytes = pc->dirty_bytes;
         sec.writeback_bytes = pc->writeback_bytes;

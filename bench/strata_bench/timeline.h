@@ -55,6 +55,7 @@ struct TimelineSecond {
   LatencyHistogram e2e;
   uint64_t dirty_bytes = 0;                 // sampled at the end of the second
   uint64_t writeback_bytes = 0;             // sampled at the end of the second
+  int64_t wall_ms = 0;                      // the wall clock at the end of the second
   std::map<std::string, double> cpu_cores;  // per watched process, over the second
 };
 
