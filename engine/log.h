@@ -180,6 +180,9 @@ class Log {
   Status delete_segments_below(Offset start);
   Status open_new_segment(Offset base);
   bool should_roll(const Segment& active, size_t batch_bytes) const;
+  // Reserves the next chunk of the active segment's blocks once the appends
+  // come within half a chunk of what is reserved.
+  void preallocate(Segment& active);
   void schedule_dispatch();
   void dispatch();
   void on_write_done(const std::shared_ptr<WriteOp>& op, Result<size_t> result);

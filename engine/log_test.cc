@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/testing/log_fixture.h"
@@ -421,6 +422,36 @@ TEST_F(LogTest, UncleanReopenScansOnlyFromTheRecoveryPoint) {
   EXPECT_EQ(log_->recovery().batches_scanned, 1u);
   EXPECT_LT(log_->recovery().bytes_scanned, total);
   expect_reads_match_model(1 << 20);
+}
+
+TEST_F(LogTest, TheActiveSegmentsBlocksAreReservedAheadOnceItHoldsAMegabyte) {
+  config_.segment_bytes = 40 << 20;
+  ASSERT_TRUE(open_log().ok());
+  auto path = log_dir() / segment_file_name(Offset(0));
+  auto allocated = [&] {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(static_cast<uint64_t>(st.st_size), log_->size_bytes());  // size: what was written
+    return static_cast<uint64_t>(st.st_blocks) * 512;
+  };
+  // A small partition reserves nothing ...
+  ASSERT_TRUE(append(make_batch(4, 1000, [](int r) { return 1000 + r; })).ok());
+  loop_.run_ready();
+  EXPECT_LT(allocated(), uint64_t{1} << 20);
+  // ... one past a megabyte reserves 32 MiB ahead.
+  for (int i = 0; i < 12; ++i)
+    ASSERT_TRUE(append(make_batch(100, 1000, [](int r) { return 1000 + r; })).ok());
+  loop_.run_ready();
+  EXPECT_GE(allocated(), log_->size_bytes() + (uint64_t{30} << 20));
+  EXPECT_LE(allocated(), uint64_t{40} << 20);  // never past segment.bytes
+  // Reopened after a crash, the log sees only what was written.
+  Offset end = log_->log_end_offset();
+  crash(/*lose_index_memtable=*/false);
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_EQ(log_->log_end_offset(), end);
+  expect_reads_match_model(1 << 20);
+  ASSERT_TRUE(append(make_batch(2, 10, [](int r) { return 2000 + r; })).ok());
+  EXPECT_EQ(log_->log_end_offset(), end + 2);
 }
 
 TEST_F(LogTest, RetentionByTimeDeletesExactlyTheExpiredSegments) {

@@ -31,6 +31,14 @@ class DiskFile final : public File {
     });
   }
 
+  void allocate(uint64_t pos, uint64_t len, SyncDone done) override {
+    STRATA_CHECK(ring_ != nullptr, "asynchronous allocate on {} without a ring", path_.string());
+    ring_->fallocate(fd_, FALLOC_FL_KEEP_SIZE, pos, len, [this, done = std::move(done)](int res) {
+      if (res < 0) return done(Error::io(-res, "fallocate " + path_.string()));
+      done(ok_status());
+    });
+  }
+
   void sync(SyncDone done) override {
     STRATA_CHECK(ring_ != nullptr, "asynchronous sync on {} without a ring", path_.string());
     auto cb = [this, done = std::move(done)](int res) {

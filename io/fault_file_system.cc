@@ -22,6 +22,10 @@ class FaultFile final : public File {
     base_->read_at(pos, buf, std::move(done));
   }
 
+  void allocate(uint64_t pos, uint64_t len, SyncDone done) override {
+    base_->allocate(pos, len, std::move(done));
+  }
+
   void sync(SyncDone done) override {
     if (auto st = fs_.tick("sync", path()); !st) {
       boost::asio::post(fs_.io_, [done = std::move(done), st] { done(st); });

@@ -43,6 +43,11 @@ class File {
   // Completes when every write that completed before the call is durable.
   // For a directory handle: when its entries (creations, renames) are.
   virtual void sync(SyncDone done) = 0;
+  // Reserves disk blocks for [pos, pos + len) without changing the file's
+  // size (fallocate with FALLOC_FL_KEEP_SIZE), so later appends there do not
+  // allocate blocks and each sync writes less metadata. A hint: a failure
+  // changes nothing the file holds.
+  virtual void allocate(uint64_t pos, uint64_t len, SyncDone done) = 0;
 
   // Blocking counterparts.
   virtual Result<size_t> pread(uint64_t pos, std::span<std::byte> buf) = 0;

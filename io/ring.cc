@@ -88,6 +88,14 @@ void Ring::fsync(int fd, Completion done) {
           Kind::kSync);
 }
 
+void Ring::fallocate(int fd, int mode, uint64_t offset, uint64_t len, Completion done) {
+  enqueue(
+      [fd, mode, offset, len](io_uring_sqe* sqe) {
+        io_uring_prep_fallocate(sqe, fd, mode, static_cast<off_t>(offset), static_cast<off_t>(len));
+      },
+      std::move(done), Kind::kOther);
+}
+
 void Ring::enqueue(Prepare prepare, Completion done, Kind kind) {
   if (in_flight_ >= capacity_ || !backlog_.empty()) {
     backlog_.push_back(Pending{std::move(prepare), std::move(done), kind});
@@ -176,6 +184,7 @@ void Ring::drain_completions() {
       case Kind::kWrite: stats_.write.record(us); break;
       case Kind::kRead: stats_.read.record(us); break;
       case Kind::kSync: stats_.sync.record(us); break;
+      case Kind::kOther: break;
     }
     auto alive = alive_;
     op->done(res);

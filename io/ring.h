@@ -50,6 +50,7 @@ class Ring {
   void read(int fd, std::span<std::byte> buf, uint64_t offset, Completion done);
   void fdatasync(int fd, Completion done);
   void fsync(int fd, Completion done);
+  void fallocate(int fd, int mode, uint64_t offset, uint64_t len, Completion done);
 
   // Operations handed to the ring whose completion has not run yet.
   size_t in_flight() const { return in_flight_ + backlog_.size(); }
@@ -61,7 +62,7 @@ class Ring {
 
  private:
   using Prepare = std::function<void(io_uring_sqe*)>;
-  enum class Kind : uint8_t { kWrite, kRead, kSync };
+  enum class Kind : uint8_t { kWrite, kRead, kSync, kOther };
   struct Op {
     Completion done;
     Kind kind;
