@@ -61,16 +61,8 @@ class LogTimestampsTest : public LogFixture, public ::testing::WithParamInterfac
         targets.push_back(t + 1);
       }
     }
-    for (TimestampMs ts : targets) {
-      auto got = lookup(ts);
-      ASSERT_TRUE(got.ok()) << got.error().to_string();
-      auto want = brute_force_lookup(ts, log_->log_start_offset());
-      ASSERT_EQ(got->has_value(), want.has_value()) << "ts " << ts;
-      if (want) {
-        EXPECT_EQ((*got)->offset, want->offset) << "ts " << ts;
-        EXPECT_EQ((*got)->timestamp, want->timestamp) << "ts " << ts;
-      }
-    }
+    for (TimestampMs ts : targets)
+      expect_lookup_matches_model(ts);
   }
 
   // The time index holds exactly the running maximum of derived timestamps.

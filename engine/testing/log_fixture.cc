@@ -87,6 +87,17 @@ void LogFixture::expect_reads_match_model(size_t max_bytes) {
   }
 }
 
+void LogFixture::expect_lookup_matches_model(TimestampMs ts) {
+  auto got = lookup(ts);
+  ASSERT_TRUE(got.ok()) << got.error().to_string();
+  auto want = brute_force_lookup(ts, log_->log_start_offset());
+  ASSERT_EQ(got->has_value(), want.has_value()) << "ts " << ts;
+  if (want) {
+    EXPECT_EQ((*got)->offset, want->offset) << "ts " << ts;
+    EXPECT_EQ((*got)->timestamp, want->timestamp) << "ts " << ts;
+  }
+}
+
 void LogFixture::expect_index_agrees() {
   auto entries = index_->offset_entries(uid_).value();
   auto time_entries = index_->time_entries(uid_).value();

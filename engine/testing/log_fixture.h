@@ -148,6 +148,8 @@ class LogFixture : public ::testing::Test {
   // The earliest (offset, timestamp) with timestamp >= ts among the model's
   // batches at or above `from`.
   std::optional<TimestampLookup> brute_force_lookup(TimestampMs ts, Offset from) const;
+  // The log's lookup of `ts` agrees with brute_force_lookup from the log start.
+  void expect_lookup_matches_model(TimestampMs ts);
 
   // Forgets model batches at or above `end` (lost in a crash).
   void model_truncate(Offset end);
