@@ -110,6 +110,10 @@ Result<BatchHeader> Log::check_append(std::span<const std::byte> batch,
   limits.max_batch_bytes = static_cast<size_t>(cfg.max_message_bytes);
   limits.allow_control = options.allow_control;
   limits.require_zero_base_offset = options.from_client;
+  // The records of a data batch are walked once, below (which checks what
+  // validate_batch's walk would); only broker-written control batches,
+  // which skip that walk, are checked by validate_batch.
+  limits.check_records = options.allow_control;
   STRATA_ASSIGN_OR_RETURN(BatchHeader header, validate_batch(batch, limits));
   if (header.control()) return header;
   // The records are walked (and decompressed) whatever the timestamp type:
