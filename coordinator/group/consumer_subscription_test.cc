@@ -1,28 +1,15 @@
 #include "coordinator/group/consumer_subscription.h"
 
-#include <cstring>
-
 #include <gtest/gtest.h>
 
 #include "base/big_endian.h"
+#include "coordinator/group/testing/subscription.h"
 
 namespace strata::coordinator {
 namespace {
 
-// ConsumerProtocolSubscription with `topics`, then `tail` (user data, owned
-// partitions... as later versions add them).
 Bytes subscription(int16_t version, const std::vector<std::string>& topics, Bytes tail = {}) {
-  Bytes out(6);
-  be::store<int16_t>(out.data(), version);
-  be::store<int32_t>(out.data() + 2, static_cast<int32_t>(topics.size()));
-  for (const auto& t : topics) {
-    size_t at = out.size();
-    out.resize(at + 2 + t.size());
-    be::store<int16_t>(out.data() + at, static_cast<int16_t>(t.size()));
-    std::memcpy(out.data() + at + 2, t.data(), t.size());
-  }
-  out.insert(out.end(), tail.begin(), tail.end());
-  return out;
+  return testing::subscription_bytes(version, topics, tail);
 }
 
 TEST(ConsumerSubscription, ReadsTheTopicsSorted) {

@@ -4,6 +4,7 @@
 
 #include "base/big_endian.h"
 #include "base/testing/manual_timers.h"
+#include "coordinator/group/testing/subscription.h"
 
 namespace strata::coordinator {
 namespace {
@@ -66,19 +67,9 @@ Bytes bytes(std::string_view s) {
   return Bytes(b.begin(), b.end());
 }
 
-// A ConsumerProtocolSubscription v0 naming `topics`.
-Bytes subscription(std::vector<std::string> topics) {
-  Bytes out(6);
-  be::store<int16_t>(out.data(), 0);
-  be::store<int32_t>(out.data() + 2, static_cast<int32_t>(topics.size()));
-  for (const auto& t : topics) {
-    size_t at = out.size();
-    out.resize(at + 2 + t.size());
-    be::store<int16_t>(out.data() + at, static_cast<int16_t>(t.size()));
-    std::memcpy(out.data() + at + 2, t.data(), t.size());
-  }
-  out.resize(out.size() + 4);  // empty user data: length 0
-  return out;
+// A ConsumerProtocolSubscription v0 naming `topics`, with empty user data.
+Bytes subscription(const std::vector<std::string>& topics) {
+  return testing::subscription_bytes(0, topics, Bytes(4));
 }
 
 class GroupCoordinatorTest : public ::testing::Test {
@@ -399,7 +390,7 @@ TEST_F(GroupCoordinatorTest,
   // Owned partitions in a subscription change with every assignment; the
   // topics are what a new assignment would answer.
   auto meta = [](std::vector<std::string> topics, uint8_t owned) {
-    Bytes b = subscription(std::move(topics));
+    Bytes b = subscription(topics);
     b.push_back(std::byte{owned});
     return b;
   };
