@@ -5,6 +5,7 @@
 #
 #   bench/mission_timeline.sh [build-dir] [runs] [strata-bench args...]
 #   bench/mission_timeline.sh build 3 --linger-ms 1
+#   BROKER_ARGS="--set strata.log.cache.window.bytes=0" bench/mission_timeline.sh build 1
 #
 # Results go to bench/results/timeline-<UTC time>/: runs.jsonl (one JSON line
 # per run), broker-<n>.log, and plots/run-<n>.png.
@@ -16,10 +17,14 @@ shift $(( $# >= 2 ? 2 : $# ))
 out="bench/results/timeline-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out/plots"
 for n in $(seq "$runs"); do
+  # Start each run from a quiet disk: dirty pages left by a build or the
+  # previous run are written back now, not by the kernel's flusher in the
+  # middle of the measured window (where they stall the broker's fdatasyncs).
+  sync
   dir=$(mktemp -d /tmp/strata-timeline-XXXXXX)
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   "$build/server/strata-broker" --data-dir "$dir/data" --listen "127.0.0.1:$port" \
-    --set strata.stats.interval.ms=1000 > "$dir/broker.log" 2>&1 &
+    --set strata.stats.interval.ms=1000 ${BROKER_ARGS:-} > "$dir/broker.log" 2>&1 &
   broker=$!
   for _ in $(seq 100); do
     (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break

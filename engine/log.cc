@@ -158,6 +158,37 @@ void Log::preallocate(Segment& active) {
   });
 }
 
+namespace {
+// The page cache is given back in pieces of at least 4 MiB, page-aligned so
+// that no page straddles two drops (the kernel keeps partial pages).
+constexpr uint64_t kCacheDropChunk = 4 << 20;
+constexpr uint64_t kPageSize = 4096;
+}  // namespace
+
+void Log::drop_cold_cache() {
+  const uint64_t window = options_.cache_window_bytes;
+  if (window == 0) return;
+  uint64_t after = 0;  // bytes of the log after the segment being looked at
+  for (auto it = segments_.rbegin(); it != segments_.rend(); ++it) {
+    Segment& seg = *it->second;
+    if (seg.size > 0 && seg.cache_dropped >= seg.size) break;  // so were the earlier ones
+    uint64_t keep = window > after ? window - after : 0;
+    uint64_t cold = std::min(seg.synced_size, seg.size - std::min(seg.size, keep));
+    bool whole = cold == seg.size && it != segments_.rbegin();
+    if (!whole) cold -= cold % kPageSize;
+    if (cold > seg.cache_dropped && (whole || cold - seg.cache_dropped >= kCacheDropChunk)) {
+      seg.file->drop_cache(seg.cache_dropped, cold - seg.cache_dropped,
+                           [uid = options_.uid, keep_alive = it->second](Status st) {
+                             // Only a hint: the pages stay cached if it failed.
+                             if (!st)
+                               spdlog::debug("partition {}: {}", uid, st.error().to_string());
+                           });
+      seg.cache_dropped = cold;
+    }
+    after += seg.size;
+  }
+}
+
 Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallback done) {
   if (closing_) return Error(Errc::kShutdown, "log is closing");
   if (fatal_) return Error(Errc::kLogFailed, fatal_->message());
@@ -428,6 +459,7 @@ void Log::maybe_start_sync() {
     durable_offset_ = state->target;
     for (auto& [seg, size] : state->segments)
       seg->synced_size = std::max(seg->synced_size, size);
+    drop_cold_cache();
     if (auto st = options_.index->set_recovery_point(options_.uid, state->point); !st) {
       spdlog::error("partition {}: {}", options_.uid, st.error().to_string());
     }

@@ -51,6 +51,10 @@ struct LogOptions {
   // The data directory was shut down cleanly: trust the index markers and
   // skip the validating scan when they agree with the files.
   bool clean_start = false;
+  // Bytes behind the log end kept in the page cache: once durable, older
+  // bytes this process wrote are dropped from it, so the log recycles its
+  // own pages instead of growing the cache (0: leave it all to the kernel).
+  uint64_t cache_window_bytes = 0;
 };
 
 struct AppendOptions {
@@ -189,6 +193,9 @@ class Log {
   void commit_completed();
   void after_failed_writes();
   void maybe_start_sync();
+  // Drops from the page cache the durable bytes more than
+  // cache_window_bytes behind the log end.
+  void drop_cold_cache();
   void finish_close_if_idle();
   // Advances applied_ over a batch at `position` of `seg`, adding an index
   // entry to `update` when one is due. Returns whether it added one.

@@ -65,6 +65,7 @@ Result<std::unique_ptr<Log>> LogManager::open_log(PartitionUid uid,
   lo.clock = options_.clock;
   lo.io = &io;
   lo.clean_start = clean_start_;
+  lo.cache_window_bytes = options_.cache_window_bytes;
   return Log::open(lo);
 }
 

@@ -39,6 +39,7 @@ class LogManager {
     const Clock* clock = nullptr;
     io::FileSystem* fs = nullptr;  // for the manager's own blocking file operations
     index::IndexStore::Options index;
+    uint64_t cache_window_bytes = 0;  // LogOptions::cache_window_bytes of every log
   };
 
   // Creates the directory if needed and takes its lock: a second process on

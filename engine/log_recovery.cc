@@ -296,6 +296,8 @@ Status Log::recover() {
   // Restore the cache of the last index entry for tail reads.
   STRATA_ASSIGN_OR_RETURN(last_entry_, idx.offset_floor(uid, Offset::max()));
 
+  for (auto& [base, seg] : segments_)
+    seg->cache_dropped = seg->size;
   start_offset_ = segments_.begin()->first;
   next_offset_ = end_offset_ = durable_offset_ = applied_.next_offset;
   STRATA_TRY(load_start_offset());

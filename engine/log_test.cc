@@ -447,6 +447,81 @@ TEST_F(LogTest, TheActiveSegmentsBlocksAreReservedAheadOnceItHoldsAMegabyte) {
   EXPECT_EQ(log_->log_end_offset(), end + 2);
 }
 
+TEST_F(LogTest, DurableBytesBehindTheCacheWindowLeaveThePageCacheAndStayReadable) {
+  constexpr uint64_t kWindow = 6 << 20;
+  constexpr uint64_t kChunk = 4 << 20;  // the log drops at least this much at a time
+  config_.segment_bytes = 8 << 20;
+  cache_window_bytes_ = kWindow;
+  ASSERT_TRUE(open_log().ok());
+  // What each segment file has had dropped, checked against what was
+  // durable when the drop was asked for.
+  auto dropped = [&] {
+    uint64_t total = 0;
+    for (Offset base : segment_bases_on_disk()) {
+      uint64_t end = 0;
+      for (const auto& d : fs_.cache_drops(log_dir() / segment_file_name(base))) {
+        EXPECT_EQ(d.pos, end) << "drops of a file run on from one another";
+        EXPECT_EQ(d.pos % 4096, 0u);
+        EXPECT_LE(d.pos + d.len, d.synced_size) << "only durable bytes leave the cache";
+        end = d.pos + d.len;
+      }
+      total += end;
+    }
+    return total;
+  };
+  for (int i = 0; i < 220; ++i) {
+    ASSERT_TRUE(append(make_batch(100, 1000, [](int r) { return 1000 + r; })).ok());
+    ASSERT_TRUE(flush().ok());
+    uint64_t size = log_->size_bytes();
+    uint64_t cold = size > kWindow ? size - kWindow : 0;
+    uint64_t total = dropped();
+    EXPECT_LE(total, cold) << "nothing within the window of the end is dropped";
+    EXPECT_GE(total + kChunk + 4096, cold) << "everything older is, a chunk at a time";
+  }
+  EXPECT_GT(log_->segment_count(), 2u);
+  EXPECT_GT(dropped(), uint64_t{10} << 20);
+  expect_reads_match_model(1 << 20);
+}
+
+TEST_F(LogTest, BytesWrittenDuringASyncStayInThePageCacheUntilSynced) {
+  config_.segment_bytes = 64 << 20;
+  cache_window_bytes_ = 4096;  // everything durable but the last page goes
+  ASSERT_TRUE(open_log().ok());
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 50; ++i)
+      ASSERT_TRUE(append(make_batch(100, 1000, [](int r) { return 1000 + r; })).ok());
+    // The sync covers what was committed when it started; the batches
+    // appended behind it are written while it runs, and are usually
+    // committed before it completes, unsynced and far outside the window.
+    std::optional<Status> flushed;
+    log_->flush([&](Status st) { flushed = std::move(st); });
+    std::vector<std::optional<Result<AppendResult>>> later(50);
+    for (auto& r : later)
+      ASSERT_TRUE(append_async(make_batch(100, 1000, [](int r) { return 1000 + r; }), &r).ok());
+    loop_.run_until([&] {
+      return flushed && std::all_of(later.begin(), later.end(), [](auto& r) { return r; });
+    });
+    ASSERT_TRUE(flushed->ok());
+  }
+  auto drops = fs_.cache_drops(log_dir() / segment_file_name(Offset(0)));
+  ASSERT_FALSE(drops.empty());
+  for (const auto& d : drops)
+    EXPECT_LE(d.pos + d.len, d.synced_size) << "only durable bytes leave the cache";
+  expect_reads_match_model(1 << 20);
+}
+
+TEST_F(LogTest, WithoutACacheWindowNothingIsDroppedFromThePageCache) {
+  config_.segment_bytes = 1 << 20;
+  ASSERT_TRUE(open_log().ok());
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_TRUE(append(make_batch(100, 1000, [](int r) { return 1000 + r; })).ok());
+    ASSERT_TRUE(flush().ok());
+  }
+  ASSERT_GT(log_->segment_count(), 4u);
+  for (Offset base : segment_bases_on_disk())
+    EXPECT_TRUE(fs_.cache_drops(log_dir() / segment_file_name(base)).empty());
+}
+
 TEST_F(LogTest, RetentionByTimeDeletesExactlyTheExpiredSegments) {
   config_.segment_bytes = 16 * 1024;
   config_.retention_ms = 60'000;

@@ -34,7 +34,10 @@ struct Segment {
   uint64_t size = 0;         // committed bytes: what readers see
   uint64_t synced_size = 0;  // bytes known durable
   uint64_t allocated = 0;    // bytes asked of the file system ahead of the writes
-  Offset next_offset;        // offset after the last committed batch
+  // Bytes from the start whose page-cache pages were dropped (Log's cache
+  // window); segments found at open count as dropped: the kernel keeps them.
+  uint64_t cache_dropped = 0;
+  Offset next_offset;  // offset after the last committed batch
   // Largest record timestamp of this segment and every earlier one, i.e. the
   // index's max_timestamp_before of the batch after this segment's end.
   TimestampMs max_timestamp_through = index::kNoTimestamp;

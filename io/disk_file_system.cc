@@ -39,6 +39,14 @@ class DiskFile final : public File {
     });
   }
 
+  void drop_cache(uint64_t pos, uint64_t len, SyncDone done) override {
+    STRATA_CHECK(ring_ != nullptr, "asynchronous drop_cache on {} without a ring", path_.string());
+    ring_->fadvise(fd_, pos, len, POSIX_FADV_DONTNEED, [this, done = std::move(done)](int res) {
+      if (res < 0) return done(Error::io(-res, "fadvise " + path_.string()));
+      done(ok_status());
+    });
+  }
+
   void sync(SyncDone done) override {
     STRATA_CHECK(ring_ != nullptr, "asynchronous sync on {} without a ring", path_.string());
     auto cb = [this, done = std::move(done)](int res) {

@@ -26,6 +26,12 @@ class FaultFile final : public File {
     base_->allocate(pos, len, std::move(done));
   }
 
+  void drop_cache(uint64_t pos, uint64_t len, SyncDone done) override {
+    auto& state = fs_.files_[path().string()];
+    state.cache_drops.push_back({pos, len, state.synced_size});
+    base_->drop_cache(pos, len, std::move(done));
+  }
+
   void sync(SyncDone done) override {
     if (auto st = fs_.tick("sync", path()); !st) {
       boost::asio::post(fs_.io_, [done = std::move(done), st] { done(st); });
@@ -166,6 +172,12 @@ Result<bool> FaultFileSystem::exists(const std::filesystem::path& path) {
 uint64_t FaultFileSystem::synced_size(const std::filesystem::path& path) const {
   auto it = files_.find(path.string());
   return it == files_.end() ? 0 : it->second.synced_size;
+}
+
+std::vector<FaultFileSystem::CacheDrop> FaultFileSystem::cache_drops(
+    const std::filesystem::path& path) const {
+  auto it = files_.find(path.string());
+  return it == files_.end() ? std::vector<CacheDrop>{} : it->second.cache_drops;
 }
 
 Status FaultFileSystem::drop_unsynced() {

@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 
@@ -61,11 +62,20 @@ class FaultFileSystem final : public FileSystem {
   // Bytes of `path` that a power cut would keep (for assertions).
   uint64_t synced_size(const std::filesystem::path& path) const;
 
+  // A drop_cache() call on a file, with what was synced when it was made.
+  struct CacheDrop {
+    uint64_t pos = 0;
+    uint64_t len = 0;
+    uint64_t synced_size = 0;
+  };
+  std::vector<CacheDrop> cache_drops(const std::filesystem::path& path) const;
+
  private:
   friend class FaultFile;
   struct FileState {
     uint64_t synced_size = 0;
     bool entry_durable = false;  // creation covered by a directory sync
+    std::vector<CacheDrop> cache_drops;
   };
 
   // Counts one call; returns an error when this call is chosen to fail.

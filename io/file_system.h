@@ -48,6 +48,10 @@ class File {
   // allocate blocks and each sync writes less metadata. A hint: a failure
   // changes nothing the file holds.
   virtual void allocate(uint64_t pos, uint64_t len, SyncDone done) = 0;
+  // Drops the page cache's clean pages of [pos, pos + len)
+  // (POSIX_FADV_DONTNEED): the bytes stay in the file, later reads of them
+  // go to the disk. A hint: a failure changes nothing the file holds.
+  virtual void drop_cache(uint64_t pos, uint64_t len, SyncDone done) = 0;
 
   // Blocking counterparts.
   virtual Result<size_t> pread(uint64_t pos, std::span<std::byte> buf) = 0;

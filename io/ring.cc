@@ -96,6 +96,14 @@ void Ring::fallocate(int fd, int mode, uint64_t offset, uint64_t len, Completion
       std::move(done), Kind::kOther);
 }
 
+void Ring::fadvise(int fd, uint64_t offset, uint64_t len, int advice, Completion done) {
+  enqueue(
+      [fd, offset, len, advice](io_uring_sqe* sqe) {
+        io_uring_prep_fadvise(sqe, fd, offset, static_cast<off_t>(len), advice);
+      },
+      std::move(done), Kind::kOther);
+}
+
 void Ring::enqueue(Prepare prepare, Completion done, Kind kind) {
   if (in_flight_ >= capacity_ || !backlog_.empty()) {
     backlog_.push_back(Pending{std::move(prepare), std::move(done), kind});

@@ -130,6 +130,7 @@ Status Broker::open() {
   lo.data_dir = config_.data_dir;
   lo.clock = &clock();
   lo.fs = control_fs_.get();
+  lo.cache_window_bytes = static_cast<uint64_t>(config_.log_cache_window_bytes);
   STRATA_ASSIGN_OR_RETURN(logs_, engine::LogManager::open(lo));
   STRATA_ASSIGN_OR_RETURN(store_,
                           coordinator::EmbeddedStore::open(config_.data_dir / "metadata.json"));

@@ -62,6 +62,7 @@ const std::vector<std::string_view>& static_keys() {
       "offsets.retention.check.interval.ms",
       "shutdown.timeout.ms",
       "strata.stats.interval.ms",
+      "strata.log.cache.window.bytes",
   };
   return keys;
 }
@@ -149,6 +150,8 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
     STRATA_ASSIGN_OR_RETURN(shutdown_timeout_ms, parse_int<int64_t>(key, value, 0, INT64_MAX));
   } else if (key == "strata.stats.interval.ms") {
     STRATA_ASSIGN_OR_RETURN(stats_interval_ms, parse_int<int64_t>(key, value, 0, 3'600'000));
+  } else if (key == "strata.log.cache.window.bytes") {
+    STRATA_ASSIGN_OR_RETURN(log_cache_window_bytes, parse_int<int64_t>(key, value, 0, INT64_MAX));
   } else {
     return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
   }
@@ -276,6 +279,7 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"offsets.retention.minutes", std::to_string(offsets_retention_ms / 60000)},
       {"offsets.retention.check.interval.ms", std::to_string(offsets_retention_check_interval_ms)},
       {"strata.stats.interval.ms", std::to_string(stats_interval_ms)},
+      {"strata.log.cache.window.bytes", std::to_string(log_cache_window_bytes)},
   };
   return m;
 }

@@ -50,6 +50,10 @@ struct BrokerConfig {
   // Strata's own: every this many ms each shard logs its disk latencies and
   // loop lag as one "io stats" JSON line (0: off).
   int64_t stats_interval_ms = 0;
+  // Strata's own: bytes of each partition's log, behind its end, kept in the
+  // page cache; older durable bytes the broker wrote are dropped from it
+  // (0: leave the page cache to the kernel). See ARCHITECTURE.md.
+  int64_t log_cache_window_bytes = 64LL << 20;
 
   // Broker-wide defaults of the topic configs (log.retention.ms and friends)
   // as the static properties set them, and those properties as given.

@@ -27,6 +27,11 @@ TEST(BrokerConfig, DefaultsAreASingleLocalBroker) {
   EXPECT_EQ(c.num_partitions, 1);
   EXPECT_EQ(c.topic_defaults, engine::TopicConfig{});
   EXPECT_EQ(c.advertised_host_or_listen(), "127.0.0.1");
+  EXPECT_EQ(c.log_cache_window_bytes, 64 << 20);
+  auto off = parse({"--set", "strata.log.cache.window.bytes=0"}).value().value();
+  EXPECT_EQ(off.log_cache_window_bytes, 0);
+  EXPECT_EQ(off.describe().at("strata.log.cache.window.bytes"), "0");
+  EXPECT_TRUE(BrokerConfig::is_static_key("strata.log.cache.window.bytes"));
 }
 
 TEST(BrokerConfig, PropertiesFileThenSetThenFlags) {
@@ -100,6 +105,8 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
       {{"--set", "log.roll.hours=0"}, "log.roll.hours"},
       {{"--set", "compression.type=brotli"}, "compression.type"},
       {{"--set", "message.max.bytes=-1"}, "message.max.bytes"},
+      {{"--set", "strata.log.cache.window.bytes=-1"}, "strata.log.cache.window.bytes"},
+      {{"--set", "strata.log.cache.window.bytes=64MiB"}, "not an integer"},
       {{"--unknown-flag"}, "unknown-flag"},
       {{"--config", "/nonexistent/file"}, "/nonexistent/file"},
   };

@@ -49,6 +49,7 @@ class LogFixture : public ::testing::Test {
     o.clock = &clock_;
     o.io = &loop_.io();
     o.clean_start = clean_start;
+    o.cache_window_bytes = cache_window_bytes_;
     auto log = Log::open(o);
     if (!log) return std::move(log).error();
     log_ = std::move(log).value();
@@ -168,6 +169,7 @@ class LogFixture : public ::testing::Test {
   io::FaultFileSystem fs_{disk_, loop_.io()};
   ManualClock clock_;
   TopicConfig config_;
+  uint64_t cache_window_bytes_ = 0;
   PartitionUid uid_{7};
   std::unique_ptr<index::IndexStore> index_;
   std::unique_ptr<Log> log_;
