@@ -7,7 +7,7 @@ Each line of the input is one run's JSON (`strata-bench --json`, or the
 .jsonl files bench/compare.sh writes). For every run with a timeline it
 writes <DIR>/<driver>-<workload>-<n>.png with four panels over the seconds
 of the measured window: publish latency p50/p99/max, end-to-end latency
-p50/p99/max, the page cache's dirty and writeback MiB, and the CPU cores of
+p50/p99/max, the page cache's dirty and writeback MiB and all it caches, and the CPU cores of
 each watched process. A spike shows in the second it happened. With
 --broker-log (a strata-broker log written with
 --set strata.stats.interval.ms=1000) a fifth panel shows, per second and
@@ -58,7 +58,13 @@ def plot(run, path, stats=None):
     axes[2].plot(t, [s["writeback_mib"] for s in tl], label="writeback")
     axes[2].set_ylabel("page cache (MiB)")
     axes[2].grid(True, alpha=0.3)
-    axes[2].legend(loc="upper right")
+    axes[2].legend(loc="upper left")
+    if all("cached_mib" in s for s in tl):
+        # Everything cached, clean pages too (older results lack it).
+        cached = axes[2].twinx()
+        cached.plot(t, [s["cached_mib"] / 1024 for s in tl], "k--", label="cached (right)")
+        cached.set_ylabel("cached (GiB)")
+        cached.legend(loc="upper right")
     names = sorted({n for s in tl for n in s["cpu_cores"]})
     for n in names:
         axes[3].plot(t, [s["cpu_cores"].get(n, 0) for s in tl], label=n)

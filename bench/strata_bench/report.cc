@@ -55,6 +55,7 @@ nlohmann::json timeline_json(const Timeline& t) {
                    {"e2e", brief(s.e2e)},
                    {"dirty_mib", static_cast<double>(s.dirty_bytes) / (1 << 20)},
                    {"writeback_mib", static_cast<double>(s.writeback_bytes) / (1 << 20)},
+                   {"cached_mib", static_cast<double>(s.cached_bytes) / (1 << 20)},
                    {"wall_ms", s.wall_ms},
                    {"cpu_cores", s.cpu_cores}});
   }

@@ -377,6 +377,7 @@ Result<RunResult> run_workload(Driver& driver, const Workload& w, const RunOptio
       if (auto pc = sample_page_cache()) {
         sec.dirty_bytes = pc->dirty_bytes;
         sec.writeback_bytes = pc->writeback_bytes;
+        sec.cached_bytes = pc->cached_bytes;
       }
       before_ns = now;
     }

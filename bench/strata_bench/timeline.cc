@@ -37,10 +37,13 @@ Result<PageCacheSample> sample_page_cache() {
     } else if (std::sscanf(line, "Writeback: %llu kB", &kib) == 1) {
       s.writeback_bytes = kib * 1024;
       ++found;
+    } else if (std::sscanf(line, "Cached: %llu kB", &kib) == 1) {
+      s.cached_bytes = kib * 1024;
+      ++found;
     }
   }
   std::fclose(f);
-  if (found != 2) return Error(Errc::kIoError, "/proc/meminfo lacks Dirty or Writeback");
+  if (found != 3) return Error(Errc::kIoError, "/proc/meminfo lacks Dirty, Writeback or Cached");
   return s;
 }
 

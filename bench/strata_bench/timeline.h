@@ -47,6 +47,7 @@ class TimelineRecorder {
 struct PageCacheSample {
   uint64_t dirty_bytes = 0;
   uint64_t writeback_bytes = 0;
+  uint64_t cached_bytes = 0;  // every page the cache holds, clean ones too
 };
 Result<PageCacheSample> sample_page_cache();
 
@@ -55,6 +56,7 @@ struct TimelineSecond {
   LatencyHistogram e2e;
   uint64_t dirty_bytes = 0;                 // sampled at the end of the second
   uint64_t writeback_bytes = 0;             // sampled at the end of the second
+  uint64_t cached_bytes = 0;                // sampled at the end of the second
   int64_t wall_ms = 0;                      // the wall clock at the end of the second
   std::map<std::string, double> cpu_cores;  // per watched process, over the second
 };
