@@ -33,6 +33,10 @@ enum class Errc {
   // Logs.
   kOffsetOutOfRange,
   kLogFailed,  // a write failed; the log rejects appends until it recovered
+  // Replicas.
+  kNotLeader,           // this broker's replica of the partition does not lead it
+  kFencedLeaderEpoch,   // the caller's leader epoch is older than the replica's
+  kUnknownLeaderEpoch,  // the caller's leader epoch is newer than the replica's
   // Configuration and topic administration.
   kInvalidConfig,
   kInvalidTopic,              // a topic name Kafka would refuse

@@ -19,6 +19,8 @@
 namespace strata::server {
 namespace {
 
+using replication::Partition;
+
 class BrokerTest : public ::testing::Test {
  protected:
   void SetUp() override { start(); }

@@ -10,7 +10,7 @@
 //
 //   FetchBudget budget{.left = max_bytes - overhead};
 //   for (each partition in request order)
-//     auto taken = take_records(read.records.slices, limit, magic, offset, budget);
+//     auto taken = take_records(read.slices, limit, magic, offset, budget);
 #pragma once
 
 #include <cstddef>

@@ -20,6 +20,8 @@
 
 namespace strata::server {
 
+using Partition = replication::Partition;
+
 template <typename R>
 void run_on_owners(Broker& broker, unsigned origin, const std::vector<PartitionUid>& uids,
                    std::function<void(Partition*, size_t, std::function<void(R)>)> op,

@@ -1,6 +1,7 @@
-// ShardState: what one shard owns — the partitions assigned to it and its
-// file layer — and the work that keeps them in line with the cluster
-// metadata (opening new partitions, closing deleted ones, retention).
+// ShardState: what one shard owns — its replicas (a PartitionManager), its
+// file layer, the group coordinator of the __consumer_offsets partitions it
+// hosts — and the work that keeps them in line with the cluster metadata
+// (which replicas this shard hosts, in which role).
 //
 // Thread-safety: the shard's own thread only, except where noted.
 #pragma once
@@ -17,7 +18,7 @@
 #include "io/asio_timers.h"
 #include "io/disk_file_system.h"
 #include "io/shard.h"
-#include "server/partition.h"
+#include "replication/partition_manager.h"
 
 namespace strata::server {
 
@@ -30,7 +31,8 @@ class ShardState {
 
   io::Shard& shard() { return shard_; }
   unsigned id() const { return shard_.id(); }
-  Partition* find(PartitionUid uid);
+  replication::Partition* find(PartitionUid uid) { return replicas_.find(uid); }
+  replication::PartitionManager& replicas() { return replicas_; }
 
   // Opens the partitions this shard owns that `snap` has and it does not,
   // closes (and deletes the files of) those `snap` no longer has, and applies
@@ -57,22 +59,15 @@ class ShardState {
   void connection_closed() { --connections_; }
 
  private:
-  void check_retention();
   void check_offsets_retention();
-  // flush.ms of replicated topics: one timer for the earliest deadline.
-  void schedule_flush(FlushPolicy::Clock::time_point at);
-  void run_due_flushes();
   // Loads the group state of a __consumer_offsets partition just opened.
-  void host_offsets_partition(PartitionId p, Partition& partition);
+  void host_offsets_partition(PartitionId p, replication::Partition& partition);
 
   Broker& broker_;
   io::Shard& shard_;
   io::DiskFileSystem fs_;
-  std::unordered_map<PartitionUid, std::unique_ptr<Partition>> partitions_;
-  std::unique_ptr<boost::asio::steady_timer> retention_timer_;
+  replication::PartitionManager replicas_;
   std::unique_ptr<boost::asio::steady_timer> offsets_retention_timer_;
-  boost::asio::steady_timer flush_timer_;
-  std::optional<FlushPolicy::Clock::time_point> flush_timer_at_;
   io::AsioTimers timers_;
   std::unique_ptr<coordinator::GroupCoordinator> groups_;
   std::unordered_map<int32_t, std::unique_ptr<coordinator::LogOffsetsStore>> offsets_stores_;

@@ -23,7 +23,7 @@ namespace {
 using kafka::ErrorCode;
 
 struct PartitionResult {
-  Result<FetchRead> read = Error(Errc::kInternal, "not read");
+  Result<replication::ReadResult> read = Error(Errc::kInternal, "not read");
 };
 
 class FetchOp : public std::enable_shared_from_this<FetchOp> {
@@ -96,8 +96,9 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
           if (p == nullptr) {
             return done(PartitionResult{Error(Errc::kShutdown, "partition not open")});
           }
-          p->read(targets[i].offset, targets[i].read_bytes,
-                  [done](Result<FetchRead> r) { done(PartitionResult{std::move(r)}); });
+          p->read(
+              targets[i].offset, targets[i].read_bytes,
+              [done](Result<replication::ReadResult> r) { done(PartitionResult{std::move(r)}); });
         },
         [self](std::vector<PartitionResult> results) { self->on_results(std::move(results)); });
   }
@@ -201,7 +202,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       rp.last_stable_offset = r->last_stable_offset.value();
       rp.log_start_offset = r->log_start_offset.value();
       if (r->bytes == 0) continue;
-      auto taken = take_records(r->records.slices, t.max_bytes, magic, t.offset, budget);
+      auto taken = take_records(r->slices, t.max_bytes, magic, t.offset, budget);
       if (taken.error) {
         rp.error_code = kafka::code(kafka::to_error_code(taken.error->code()));
         spdlog::debug("fetch v{} of {}-{} from {}: {}", out_.version(),

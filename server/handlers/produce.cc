@@ -2,12 +2,13 @@
 // acks=0 gets no response (an error closes the connection instead, as
 // Kafka does), acks=1 is answered once the batches are written, acks=all
 // once they are durable on fsync topics. Produce v0-v2 may carry magic 0/1
-// message sets, which the partition up-converts to RecordBatch v2.
+// message sets, up-converted to RecordBatch v2 (produce_batches.h).
 #include <spdlog/spdlog.h>
 
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/partition_ops.h"
+#include "server/produce_batches.h"
 
 namespace strata::server::handlers {
 
@@ -21,7 +22,8 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
   kafka::ProduceResponse resp;
   std::vector<PartitionUid> uids;
   std::vector<std::pair<size_t, size_t>> where;  // (topic, partition) in resp
-  std::vector<kafka::Records> records;
+  bool legacy_formats = ctx.header.api_version <= 2;
+  std::vector<Result<std::vector<SharedBytes>>> batches;
   for (auto& t : req.topics) {
     auto& rt = resp.responses.emplace_back();
     rt.name = t.name;
@@ -39,13 +41,14 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
       } else {
         uids.push_back(topic->uid(PartitionId(p.index)));
         where.emplace_back(resp.responses.size() - 1, rt.partitions.size() - 1);
-        records.push_back(std::move(p.records));
+        batches.push_back(produce_batches(p.records, legacy_formats));
       }
     }
   }
-  auto shared_records = std::make_shared<std::vector<kafka::Records>>(std::move(records));
-  auto finish = [ctx, acks, resp = std::move(resp), where,
-                 reply = std::move(reply)](std::vector<Result<ProduceResult>> results) mutable {
+  auto shared_batches =
+      std::make_shared<std::vector<Result<std::vector<SharedBytes>>>>(std::move(batches));
+  auto finish = [ctx, acks, resp = std::move(resp), where, reply = std::move(reply)](
+                    std::vector<Result<replication::AppendResult>> results) mutable {
     bool any_error = false;
     for (size_t i = 0; i < results.size(); ++i) {
       auto& rp = resp.responses[where[i].first].partitions[where[i].second];
@@ -72,15 +75,17 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
                                        ctx.header.api_version, resp),
                 false});
   };
-  ProduceOptions options{.wait_durable = acks == -1, .legacy_formats = ctx.header.api_version <= 2};
-  run_on_owners<Result<ProduceResult>>(
+  replication::AppendOptions options{.wait_durable = acks == -1};
+  run_on_owners<Result<replication::AppendResult>>(
       broker, ctx.shard.id(), uids,
-      [shared_records, options](Partition* p, size_t i,
-                                std::function<void(Result<ProduceResult>)> done) {
+      [shared_batches, options](Partition* p, size_t i,
+                                std::function<void(Result<replication::AppendResult>)> done) {
+        auto& split = (*shared_batches)[i];
+        if (!split) return done(split.error());
         if (p == nullptr) {
           return done(Error(Errc::kShutdown, "partition is not open on this broker"));
         }
-        p->produce((*shared_records)[i], options, std::move(done));
+        p->append(std::move(*split), options, std::move(done));
       },
       std::move(finish));
 }

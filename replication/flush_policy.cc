@@ -1,6 +1,6 @@
-#include "server/flush_policy.h"
+#include "replication/flush_policy.h"
 
-namespace strata::server {
+namespace strata::replication {
 
 void FlushPolicy::configure(const engine::TopicConfig& config) {
   active_ = config.durability == engine::Durability::kReplicated;
@@ -29,4 +29,4 @@ void FlushPolicy::flushed() {
   dirty_since_.reset();
 }
 
-}  // namespace strata::server
+}  // namespace strata::replication

@@ -1,5 +1,8 @@
-// Partition: one partition hosted on the shard that owns it — its Log, its
-// high watermark, and the fetches long-polling for it.
+// Partition: this broker's replica of one partition, on the shard that owns
+// it — its Log, its role (leader or follower) and leader epoch, its high
+// watermark, and the reads long-polling for it. Every write to a partition's
+// log goes through here, so waiters wake and (with replication) followers
+// are told.
 //
 // The high watermark is what consumers may read: with durability=fsync it is
 // the durable offset (so nothing a consumer saw can vanish in a crash), with
@@ -8,57 +11,75 @@
 // fdatasync; a replicated topic flushes as flush.messages and flush.ms say
 // (see FlushPolicy; the shard's timer calls flush_if_due).
 //
-// Batches are stored in the topic's compression.type unless it is
-// "producer": others are recompressed before they are appended.
+// Client batches are stored in the topic's compression.type unless it is
+// "producer": others are recompressed before they are appended. The replica
+// speaks record batches as bytes; the Kafka wire formats stay in server/.
+//
+//   partition.append(batches, {.wait_durable = true}, [](Result<AppendResult> r) {...});
+//   partition.read(Offset(42), 1 << 20, [](Result<ReadResult> r) {...});
 //
 // Thread-safety: the owning shard's thread only.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/ids.h"
 #include "base/result.h"
+#include "base/shared_bytes.h"
 #include "engine/log.h"
-#include "server/flush_policy.h"
-#include "server/kafka/types.h"
+#include "replication/flush_policy.h"
 
-namespace strata::server {
+namespace strata::replication {
 
-struct ProduceResult {
-  Offset base_offset;
+enum class Role {
+  kLeader,    // takes appends, serves reads
+  kFollower,  // copies the leader (next issue); refuses client appends
+};
+
+struct AppendOptions {
+  // Answer once the batches are durable (acks=all on fsync topics).
+  bool wait_durable = false;
+  // A client's batches (baseOffset 0, topic compression applies) rather
+  // than ones the broker writes itself (group records, markers).
+  bool from_client = true;
+};
+
+struct AppendResult {
+  Offset base_offset;  // of the first batch
+  Offset last_offset;  // of the last batch
   TimestampMs log_append_time = -1;
   Offset log_start_offset;
 };
 
-struct ProduceOptions {
-  // acks=all: answer once the batches are durable (on fsync topics).
-  bool wait_durable = false;
-  // Produce v0-v2: a magic 0/1 message set is up-converted to one v2 batch.
-  // Later versions may carry magic 2 batches only.
-  bool legacy_formats = false;
-};
-
-struct FetchRead {
-  kafka::Records records;
+struct ReadResult {
+  std::vector<SharedBytes> slices;  // whole batches in offset order
+  size_t bytes = 0;
   Offset high_watermark;
   Offset last_stable_offset;
   Offset log_start_offset;
-  size_t bytes = 0;
 };
 
 class Partition {
  public:
-  Partition(std::string topic, PartitionId id, std::unique_ptr<engine::Log> log)
-      : topic_(std::move(topic)), id_(id), log_(std::move(log)) {
-    flush_policy_.configure(log_->config());
-  }
+  Partition(std::string topic, PartitionId id, std::unique_ptr<engine::Log> log, Role role,
+            LeaderEpoch leader_epoch);
 
   const std::string& topic() const { return topic_; }
   PartitionId id() const { return id_; }
+  PartitionUid uid() const { return log_->uid(); }
   engine::Log& log() { return *log_; }
+  Role role() const { return role_; }
+  LeaderEpoch leader_epoch() const { return leader_epoch_; }
+
+  // Takes the role and epoch the partition state gives this broker. The
+  // epoch never goes back; a change wakes every waiter (their reads must
+  // route again).
+  void become(Role role, LeaderEpoch leader_epoch);
+
   // Applies a new topic configuration (the log's limits and the flush policy).
   void set_config(const engine::TopicConfig& config);
 
@@ -77,19 +98,20 @@ class Partition {
   // Without transactions every offset below the high watermark is stable.
   Offset last_stable_offset() const { return high_watermark(); }
 
-  // Appends a producer's record set (one or more batches; all are validated
-  // before any is appended). With `wait_durable` (acks=all on an fsync
-  // topic) `done` runs once the batches are durable.
-  void produce(const kafka::Records& records, const ProduceOptions& options,
-               std::function<void(Result<ProduceResult>)> done);
+  // Appends record batches (each one whole batch) as one unit: all are
+  // validated before any is appended. Only the leader takes appends
+  // (kNotLeader otherwise). With `wait_durable` on an fsync topic `done`
+  // runs once the batches are durable.
+  void append(std::vector<SharedBytes> batches, const AppendOptions& options,
+              std::function<void(Result<AppendResult>)> done);
 
   // Whole batches from `offset` below the high watermark, up to `max_bytes`.
-  void read(Offset offset, size_t max_bytes, std::function<void(Result<FetchRead>)> done);
+  void read(Offset offset, size_t max_bytes, std::function<void(Result<ReadResult>)> done);
 
   // Calls `fire` once, when the high watermark moves past `seen` (at once if
   // it already has). Waiters whose `alive` token expired are dropped.
   void wait(Offset seen, std::weak_ptr<void> alive, std::function<void()> fire);
-  // Fires every waiter (shutdown).
+  // Fires every waiter (shutdown, role changes).
   void wake_all();
 
   void close(std::function<void(Status)> done) { log_->close(std::move(done)); }
@@ -110,9 +132,11 @@ class Partition {
   std::string topic_;
   PartitionId id_;
   std::unique_ptr<engine::Log> log_;
+  Role role_;
+  LeaderEpoch leader_epoch_;
   std::vector<Waiter> waiters_;
   FlushPolicy flush_policy_;
   std::function<void(FlushPolicy::Clock::time_point)> flush_listener_;
 };
 
-}  // namespace strata::server
+}  // namespace strata::replication

@@ -1,86 +1,56 @@
-#include "server/partition.h"
+#include "replication/partition.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "engine/batch_recompress.h"
-#include "engine/legacy_records.h"
-#include "server/kafka/header.h"
 
-namespace strata::server {
+namespace strata::replication {
+
+Partition::Partition(std::string topic, PartitionId id, std::unique_ptr<engine::Log> log, Role role,
+                     LeaderEpoch leader_epoch)
+    : topic_(std::move(topic)),
+      id_(id),
+      log_(std::move(log)),
+      role_(role),
+      leader_epoch_(leader_epoch) {
+  flush_policy_.configure(log_->config());
+}
+
+void Partition::become(Role role, LeaderEpoch leader_epoch) {
+  if (leader_epoch < leader_epoch_) {
+    spdlog::warn("partition {}-{}: ignoring leader epoch {} older than {}", topic_, id_,
+                 leader_epoch, leader_epoch_);
+    return;
+  }
+  if (role == role_ && leader_epoch == leader_epoch_) return;
+  role_ = role;
+  leader_epoch_ = leader_epoch;
+  wake_all();
+}
 
 Offset Partition::high_watermark() const {
   return log_->config().durability == engine::Durability::kFsync ? log_->durable_offset()
                                                                  : log_->log_end_offset();
 }
 
-namespace {
-
-// What the wrappers of one legacy message set may decompress to.
-constexpr size_t kMaxLegacyExpandedBytes = 64 << 20;
-
-// Splits a record set into batches by their length fields.
-Result<std::vector<SharedBytes>> split_batches(const kafka::Records& records) {
-  std::vector<SharedBytes> batches;
-  for (const auto& slice : records.slices) {
-    size_t pos = 0;
-    while (pos < slice.size()) {
-      size_t left = slice.size() - pos;
-      if (left < engine::kBatchLogOverhead) {
-        return Error(Errc::kCorruptMessage,
-                     fmt::format("{} stray bytes after the last batch", left));
-      }
-      int64_t size = engine::peek_batch_size(slice.data() + pos);
-      if (size < static_cast<int64_t>(engine::kBatchLogOverhead) ||
-          static_cast<uint64_t>(size) > left) {
-        // Let the validator name the defect precisely.
-        auto checked = engine::check_batch_integrity(std::span<const std::byte>(
-            slice.data() + pos, std::min<size_t>(left, size > 0 ? size : left)));
-        return checked.ok() ? Error(Errc::kCorruptMessage, "batch overruns the record set")
-                            : checked.error();
-      }
-      batches.push_back(slice.slice(pos, static_cast<size_t>(size)));
-      pos += static_cast<size_t>(size);
-    }
-  }
-  return batches;
-}
-
-// A record set of magic 0/1 messages (Produce v0-v2) as one v2 batch, as
-// Kafka up-converts them.
-Result<std::vector<SharedBytes>> up_convert(const kafka::Records& records) {
-  SharedBytes set = records.slices.size() == 1 ? records.slices[0] : kafka::concat(records.slices);
-  STRATA_ASSIGN_OR_RETURN(
-      auto batch, engine::up_convert(set.span(), {.max_expanded_bytes = kMaxLegacyExpandedBytes}));
-  return std::vector<SharedBytes>{SharedBytes::adopt(std::move(batch))};
-}
-
-}  // namespace
-
-void Partition::produce(const kafka::Records& records, const ProduceOptions& options,
-                        std::function<void(Result<ProduceResult>)> done) {
-  bool legacy = options.legacy_formats && !records.slices.empty() &&
-                engine::starts_legacy(records.slices[0].span());
-  auto split = legacy ? up_convert(records) : split_batches(records);
-  if (!split) return done(split.error());
-  std::vector<SharedBytes> batches = std::move(*split);
-  if (!legacy) {
-    for (const auto& b : batches) {
-      if (!engine::starts_legacy(b.span())) continue;
-      // As Kafka: from Produce v3 a record set holds RecordBatch v2 only.
-      return done(Error(Errc::kInvalidRecord,
-                        options.legacy_formats
-                            ? "a record set mixes magic 2 batches and magic 0/1 messages"
-                            : "Produce v3 and later may only carry magic 2 record batches"));
-    }
+void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& options,
+                       std::function<void(Result<AppendResult>)> done) {
+  if (role_ != Role::kLeader) {
+    return done(
+        Error(Errc::kNotLeader, fmt::format("this broker does not lead {}-{}", topic_, id_)));
   }
   if (batches.empty()) return done(Error(Errc::kInvalidRecord, "empty record set"));
 
   // Topic compression (compression.type other than producer): the batches
   // are re-encoded here, so the checks below and the log see what is stored.
-  if (auto st = apply_topic_compression(batches); !st) return done(st.error());
+  if (options.from_client) {
+    if (auto st = apply_topic_compression(batches); !st) return done(st.error());
+  }
 
   engine::AppendOptions opts;
+  opts.leader_epoch = leader_epoch_;
+  opts.from_client = options.from_client;
   if (batches.size() > 1) {
     // All or nothing: check every batch before the first is appended.
     for (const auto& b : batches) {
@@ -91,9 +61,9 @@ void Partition::produce(const kafka::Records& records, const ProduceOptions& opt
   struct State {
     size_t remaining;
     int64_t records = 0;
-    std::optional<ProduceResult> first;
+    std::optional<AppendResult> first;
     std::optional<Error> error;
-    std::function<void(Result<ProduceResult>)> done;
+    std::function<void(Result<AppendResult>)> done;
   };
   auto state = std::make_shared<State>(
       State{batches.size(), 0, std::nullopt, std::nullopt, std::move(done)});
@@ -114,8 +84,10 @@ void Partition::produce(const kafka::Records& records, const ProduceOptions& opt
           } else {
             state->records += (r->last_offset - r->base_offset) + 1;
             if (i == 0) {
-              state->first =
-                  ProduceResult{r->base_offset, r->log_append_time, log_->log_start_offset()};
+              state->first = AppendResult{r->base_offset, r->last_offset, r->log_append_time,
+                                          log_->log_start_offset()};
+            } else if (state->first) {
+              state->first->last_offset = r->last_offset;
             }
           }
           if (--state->remaining == 0) {
@@ -180,13 +152,14 @@ Status Partition::apply_topic_compression(std::vector<SharedBytes>& batches) con
   return ok_status();
 }
 
-void Partition::read(Offset offset, size_t max_bytes, std::function<void(Result<FetchRead>)> done) {
+void Partition::read(Offset offset, size_t max_bytes,
+                     std::function<void(Result<ReadResult>)> done) {
   Offset hw = high_watermark();
   log_->read(offset, max_bytes, hw,
              [this, hw, done = std::move(done)](Result<engine::ReadResult> r) {
                if (!r) return done(r.error());
-               FetchRead out;
-               out.records.slices = std::move(r->slices);
+               ReadResult out;
+               out.slices = std::move(r->slices);
                out.bytes = r->bytes;
                out.high_watermark = hw;
                out.last_stable_offset = hw;
@@ -225,4 +198,4 @@ void Partition::wake_all() {
   }
 }
 
-}  // namespace strata::server
+}  // namespace strata::replication

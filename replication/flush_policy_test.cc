@@ -1,8 +1,8 @@
-#include "server/flush_policy.h"
+#include "replication/flush_policy.h"
 
 #include <gtest/gtest.h>
 
-namespace strata::server {
+namespace strata::replication {
 namespace {
 
 using namespace std::chrono_literals;
@@ -55,4 +55,4 @@ TEST(FlushPolicy, DefaultsAndFsyncTopicsNeverAsk) {
 }
 
 }  // namespace
-}  // namespace strata::server
+}  // namespace strata::replication

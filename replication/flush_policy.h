@@ -18,7 +18,7 @@
 
 #include "engine/topic_config.h"
 
-namespace strata::server {
+namespace strata::replication {
 
 class FlushPolicy {
  public:
@@ -43,4 +43,4 @@ class FlushPolicy {
   std::optional<Clock::time_point> dirty_since_;
 };
 
-}  // namespace strata::server
+}  // namespace strata::replication

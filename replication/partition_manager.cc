@@ -1,0 +1,139 @@
+#include "replication/partition_manager.h"
+
+#include <spdlog/spdlog.h>
+
+namespace strata::replication {
+
+PartitionManager::PartitionManager(engine::LogManager& logs, io::FileSystem& fs,
+                                   boost::asio::io_context& io)
+    : logs_(logs), fs_(fs), io_(io), retention_timer_(io), flush_timer_(io) {}
+
+PartitionManager::~PartitionManager() = default;
+
+Partition* PartitionManager::find(PartitionUid uid) {
+  auto it = partitions_.find(uid);
+  return it == partitions_.end() ? nullptr : it->second.get();
+}
+
+void PartitionManager::reconcile(const std::vector<ReplicaSpec>& wanted, const Hooks& hooks,
+                                 std::function<void()> done) {
+  std::unordered_map<PartitionUid, const ReplicaSpec*> by_uid;
+  for (const auto& spec : wanted)
+    by_uid.emplace(spec.uid, &spec);
+  // Role none: no longer a replica here.
+  std::vector<std::unique_ptr<Partition>> doomed;
+  for (auto it = partitions_.begin(); it != partitions_.end();) {
+    if (by_uid.count(it->first) == 0) {
+      doomed.push_back(std::move(it->second));
+      it = partitions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& spec : wanted) {
+    if (auto* existing = find(spec.uid)) {
+      existing->set_config(spec.config);
+      existing->become(spec.role, spec.leader_epoch);
+      // A shorter flush.ms may now be due earlier than the timer.
+      if (auto at = existing->flush_deadline()) schedule_flush(*at);
+      continue;
+    }
+    auto dir = logs_.partition_dir(spec.topic, spec.partition);
+    auto log = logs_.open_log(spec.uid, dir, spec.config, fs_, io_);
+    if (!log) {
+      spdlog::error("cannot open partition {}-{}: {}", spec.topic, spec.partition,
+                    log.error().to_string());
+      continue;
+    }
+    auto& placed = *partitions_
+                        .emplace(spec.uid, std::make_unique<Partition>(
+                                               spec.topic, spec.partition, std::move(log).value(),
+                                               spec.role, spec.leader_epoch))
+                        .first->second;
+    placed.set_flush_listener([this](FlushPolicy::Clock::time_point at) { schedule_flush(at); });
+    if (hooks.opened) hooks.opened(placed);
+  }
+  if (doomed.empty()) return done();
+  auto remaining = std::make_shared<size_t>(doomed.size());
+  for (auto& p : doomed) {
+    p->wake_all();
+    if (hooks.closing) hooks.closing(*p);
+    auto* raw = p.release();
+    raw->close([this, raw, remaining, done](Status st) {
+      std::unique_ptr<Partition> owned(raw);
+      auto uid = owned->uid();
+      auto dir = logs_.partition_dir(owned->topic(), owned->id());
+      if (!st) spdlog::warn("closing {} failed: {}", dir.string(), st.error().to_string());
+      owned.reset();
+      if (auto rm = logs_.remove_log(uid, dir); !rm) {
+        spdlog::error("cannot delete {}: {}", dir.string(), rm.error().to_string());
+      }
+      if (--*remaining == 0) done();
+    });
+  }
+}
+
+void PartitionManager::start_retention(std::chrono::milliseconds interval) {
+  retention_interval_ = interval;
+  check_retention();
+}
+
+void PartitionManager::check_retention() {
+  for (auto& [uid, p] : partitions_) {
+    auto r = p->log().enforce_retention();
+    if (!r) {
+      spdlog::error("partition {}-{}: retention failed: {}", p->topic(), p->id(),
+                    r.error().to_string());
+    }
+  }
+  retention_timer_.expires_after(retention_interval_);
+  retention_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) check_retention();
+  });
+}
+
+void PartitionManager::schedule_flush(FlushPolicy::Clock::time_point at) {
+  if (flush_timer_at_ && *flush_timer_at_ <= at) return;
+  flush_timer_at_ = at;
+  flush_timer_.expires_at(at);
+  flush_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // cancelled, or re-armed for an earlier deadline
+    flush_timer_at_.reset();
+    run_due_flushes();
+  });
+}
+
+void PartitionManager::run_due_flushes() {
+  auto now = FlushPolicy::Clock::now();
+  std::optional<FlushPolicy::Clock::time_point> next;
+  for (auto& [uid, p] : partitions_) {
+    p->flush_if_due(now);
+    if (auto at = p->flush_deadline(); at && (!next || *at < *next)) next = at;
+  }
+  if (next) schedule_flush(*next);
+}
+
+void PartitionManager::wake_all() {
+  for (auto& [uid, p] : partitions_)
+    p->wake_all();
+}
+
+void PartitionManager::close_all(std::function<void(Status)> done) {
+  retention_timer_.cancel();
+  flush_timer_.cancel();
+  flush_timer_at_.reset();
+  if (partitions_.empty()) return done(ok_status());
+  struct State {
+    size_t remaining;
+    Status status;
+  };
+  auto state = std::make_shared<State>(State{partitions_.size(), ok_status()});
+  for (auto& [uid, p] : partitions_) {
+    p->close([state, done](Status st) {
+      if (!st && state->status.ok()) state->status = st;
+      if (--state->remaining == 0) done(state->status);
+    });
+  }
+}
+
+}  // namespace strata::replication

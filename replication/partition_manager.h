@@ -1,0 +1,91 @@
+// PartitionManager: the replicas one shard hosts, opened and closed by the
+// role the partition state gives this broker — leader, follower, or none
+// (not a replica here: closed, its files deleted) — and the shard-wide work
+// on them: flush.ms timers, retention, waking and closing them all.
+//
+//   PartitionManager replicas(logs, fs, shard.io());
+//   replicas.reconcile({{uid, "orders", PartitionId(0), config, Role::kLeader, LeaderEpoch(0)}},
+//                      {.opened = ..., .closing = ...}, [] { /* closes finished */ });
+//   replicas.find(uid)->append(...);
+//
+// The manager knows nothing of the cluster metadata: its owner says what
+// should be hosted; it makes it so.
+//
+// Thread-safety: the shard's own thread only.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "engine/log_manager.h"
+#include "io/file_system.h"
+#include "replication/partition.h"
+
+namespace strata::replication {
+
+// One replica the shard should host, and how.
+struct ReplicaSpec {
+  PartitionUid uid;
+  std::string topic;
+  PartitionId partition;
+  engine::TopicConfig config;
+  Role role = Role::kLeader;
+  LeaderEpoch leader_epoch{0};
+};
+
+class PartitionManager {
+ public:
+  struct Hooks {
+    std::function<void(Partition&)> opened;   // after a replica is opened
+    std::function<void(Partition&)> closing;  // before a replica is closed for good
+  };
+
+  PartitionManager(engine::LogManager& logs, io::FileSystem& fs, boost::asio::io_context& io);
+  ~PartitionManager();
+  PartitionManager(const PartitionManager&) = delete;
+  PartitionManager& operator=(const PartitionManager&) = delete;
+
+  Partition* find(PartitionUid uid);
+  size_t size() const { return partitions_.size(); }
+
+  // Hosts exactly `wanted`: opens the replicas missing, gives those present
+  // their spec's config, role and epoch, and closes (and deletes the files
+  // of) every other. A replica that fails to open is logged and left out.
+  // `done` runs once every close finished.
+  void reconcile(const std::vector<ReplicaSpec>& wanted, const Hooks& hooks,
+                 std::function<void()> done);
+
+  // Runs retention on every replica now and then every `interval`.
+  void start_retention(std::chrono::milliseconds interval);
+
+  // Fires every long-polling read (shutdown).
+  void wake_all();
+
+  // Stops the timers and closes every replica (flushing it); `done` runs
+  // with the first error, if any.
+  void close_all(std::function<void(Status)> done);
+
+ private:
+  void check_retention();
+  // flush.ms of replicated topics: one timer for the earliest deadline.
+  void schedule_flush(FlushPolicy::Clock::time_point at);
+  void run_due_flushes();
+
+  engine::LogManager& logs_;
+  io::FileSystem& fs_;
+  boost::asio::io_context& io_;
+  std::unordered_map<PartitionUid, std::unique_ptr<Partition>> partitions_;
+  boost::asio::steady_timer retention_timer_;
+  std::chrono::milliseconds retention_interval_{0};
+  boost::asio::steady_timer flush_timer_;
+  std::optional<FlushPolicy::Clock::time_point> flush_timer_at_;
+};
+
+}  // namespace strata::replication
