@@ -31,8 +31,7 @@ ShardState::~ShardState() {
 }
 
 void ShardState::host_offsets_partition(PartitionId p, replication::Partition& partition) {
-  auto store =
-      std::make_unique<coordinator::LogOffsetsStore>(partition.log(), broker_.logs().index());
+  auto store = std::make_unique<coordinator::LogOffsetsStore>(partition, broker_.logs().index());
   auto* raw = store.get();
   offsets_stores_[p.value()] = std::move(store);
   raw->load([this, p, raw](Status st) {

@@ -104,27 +104,15 @@ void LogOffsetsStore::append(std::vector<GroupRecord> records,
   }
   auto batch = b.build();
   if (!batch) return done(batch.error());
-  engine::AppendOptions opts;
-  opts.from_client = false;
   auto shared = std::make_shared<std::vector<GroupRecord>>(std::move(records));
-  auto st = log_.append(SharedBytes::copy_of(*batch), opts,
-                        [this, shared, done, alive = alive_](Result<engine::AppendResult> r) {
-                          if (!*alive) return;
-                          if (!r) return done(r.error());
-                          Offset next = r->last_offset + 1;
-                          auto apply_and_finish = [this, shared, next, done](Status st) {
-                            if (st) st = apply(*shared, next);
-                            done(st);
-                          };
-                          if (log_.config().durability == engine::Durability::kFsync) {
-                            log_.flush([apply_and_finish, alive](Status fs) {
-                              if (*alive) apply_and_finish(fs);
-                            });
-                          } else {
-                            apply_and_finish(ok_status());
-                          }
-                        });
-  if (!st) done(st);
+  // Applied to the view once durable (fsync topics) or written.
+  partition_.append({SharedBytes::adopt(std::move(*batch))},
+                    {.wait_durable = true, .from_client = false},
+                    [this, shared, done, alive = alive_](Result<replication::AppendResult> r) {
+                      if (!*alive) return;
+                      if (!r) return done(r.error());
+                      done(apply(*shared, r->last_offset + 1));
+                    });
 }
 
 void LogOffsetsStore::load(std::function<void(Status)> done) {

@@ -1,9 +1,11 @@
 // LogOffsetsStore: the OffsetsStore of one __consumer_offsets partition,
-// over its engine::Log (the source of truth) and the group_offsets column
-// family of the IndexStore (the materialized view, with the log offset it
-// was applied up to, so a restart replays only the tail).
+// over its replica (the log is the source of truth; records are appended
+// through the replica like any write, so fetch waiters wake and, with
+// replication, followers copy them) and the group_offsets column family of
+// the IndexStore (the materialized view, with the log offset it was applied
+// up to, so a restart replays only the tail).
 //
-//   LogOffsetsStore store(log, index);
+//   LogOffsetsStore store(partition, index);
 //   store.load([&](Status st) { coordinator.host(p, &store, store.groups().value()); });
 //
 // Thread-safety: the shard that owns the log.
@@ -13,14 +15,15 @@
 #include <memory>
 
 #include "coordinator/group/offsets_store.h"
-#include "engine/log.h"
 #include "index/index_store.h"
+#include "replication/partition.h"
 
 namespace strata::coordinator {
 
 class LogOffsetsStore final : public OffsetsStore {
  public:
-  LogOffsetsStore(engine::Log& log, index::IndexStore& index) : log_(log), index_(index) {}
+  LogOffsetsStore(replication::Partition& partition, index::IndexStore& index)
+      : partition_(partition), log_(partition.log()), index_(index) {}
   // Appends still in flight complete with kShutdown.
   ~LogOffsetsStore() override;
 
@@ -39,7 +42,8 @@ class LogOffsetsStore final : public OffsetsStore {
   void replay_from(Offset next, std::function<void(Status)> done);
   Status apply(const std::vector<GroupRecord>& records, Offset applied_next);
 
-  engine::Log& log_;
+  replication::Partition& partition_;
+  engine::Log& log_;  // the replica's, for reads
   index::IndexStore& index_;
   uint64_t replayed_ = 0;
   uint64_t next_append_ = 0;

@@ -22,8 +22,11 @@ class LogOffsetsStoreTest : public ::testing::Test {
     o.index = index_.get();
     o.clock = &clock_;
     o.io = &loop_.io();
-    log_ = engine::Log::open(o).value();
-    store_ = std::make_unique<LogOffsetsStore>(*log_, *index_);
+    partition_ = std::make_unique<replication::Partition>(
+        "__consumer_offsets", PartitionId(7), engine::Log::open(o).value(),
+        replication::Role::kLeader, LeaderEpoch(0));
+    log_ = &partition_->log();
+    store_ = std::make_unique<LogOffsetsStore>(*partition_, *index_);
     std::optional<Status> loaded;
     store_->load([&](Status st) { loaded = st; });
     loop_.run_until([&] { return loaded.has_value(); });
@@ -35,7 +38,8 @@ class LogOffsetsStoreTest : public ::testing::Test {
     log_->close([&](Status s) { st = s; });
     loop_.run_until([&] { return st.has_value(); });
     store_.reset();
-    log_.reset();
+    partition_.reset();
+    log_ = nullptr;
     ASSERT_TRUE(index_->flush().ok());
     index_.reset();
   }
@@ -61,7 +65,8 @@ class LogOffsetsStoreTest : public ::testing::Test {
   io::DiskFileSystem fs_{&loop_.ring()};
   ManualClock clock_;
   std::unique_ptr<index::IndexStore> index_;
-  std::unique_ptr<engine::Log> log_;
+  std::unique_ptr<replication::Partition> partition_;
+  engine::Log* log_ = nullptr;
   std::unique_ptr<LogOffsetsStore> store_;
 };
 
