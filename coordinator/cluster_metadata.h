@@ -25,6 +25,19 @@ struct BrokerInfo {
   std::optional<std::string> rack;
 };
 
+// One partition's replication state. Only the controller changes it (with
+// one broker, the catalog): every change bumps partition_epoch, every
+// change of leader bumps leader_epoch too.
+struct PartitionState {
+  std::vector<int32_t> replicas;  // node ids, the preferred leader first
+  int32_t leader = -1;            // -1: offline
+  int32_t leader_epoch = 0;
+  std::vector<int32_t> isr;  // in-sync replicas, the leader among them
+  int32_t partition_epoch = 0;
+
+  bool operator==(const PartitionState&) const = default;
+};
+
 struct TopicInfo {
   std::string name;
   TopicId id{};
@@ -33,6 +46,13 @@ struct TopicInfo {
   int16_t replication_factor = 1;
   std::map<std::string, std::string> configs;  // overrides of the broker defaults
   bool internal = false;
+  std::vector<PartitionState> states;  // one per partition, by index
+
+  // The state of partition `p`, nullptr outside [0, partitions).
+  const PartitionState* state(int32_t p) const {
+    return p >= 0 && static_cast<size_t>(p) < states.size() ? &states[static_cast<size_t>(p)]
+                                                            : nullptr;
+  }
 
   PartitionUid uid(PartitionId p) const {
     return PartitionUid((uint64_t{number} << 32) | static_cast<uint32_t>(p.value()));

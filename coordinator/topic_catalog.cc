@@ -32,18 +32,47 @@ std::optional<TopicId> unhex(const std::string& s) {
   return id;
 }
 
+// The state of a partition placed on this broker alone.
+PartitionState single_replica(int32_t self) {
+  return PartitionState{{self}, self, 0, {self}, 0};
+}
+
+nlohmann::json encode_state(const PartitionState& s) {
+  return {{"replicas", s.replicas},
+          {"leader", s.leader},
+          {"leader_epoch", s.leader_epoch},
+          {"isr", s.isr},
+          {"partition_epoch", s.partition_epoch}};
+}
+
+PartitionState decode_state(const nlohmann::json& j) {
+  PartitionState s;
+  s.replicas = j.at("replicas").get<std::vector<int32_t>>();
+  s.leader = j.at("leader").get<int32_t>();
+  s.leader_epoch = j.at("leader_epoch").get<int32_t>();
+  s.isr = j.at("isr").get<std::vector<int32_t>>();
+  s.partition_epoch = j.at("partition_epoch").get<int32_t>();
+  return s;
+}
+
 std::string encode(const TopicInfo& t) {
+  nlohmann::json states = nlohmann::json::array();
+  for (const auto& s : t.states)
+    states.push_back(encode_state(s));
   nlohmann::json j = {{"name", t.name},
                       {"id", hex(t.id)},
                       {"number", t.number},
                       {"partitions", t.partitions},
                       {"replication_factor", t.replication_factor},
                       {"configs", t.configs},
-                      {"internal", t.internal}};
+                      {"internal", t.internal},
+                      {"states", std::move(states)}};
   return j.dump();
 }
 
-Result<TopicInfo> decode(const std::string& value) {
+// `self`: the broker that hosts every partition of a record written before
+// partition states were stored.
+Result<TopicInfo> decode(const std::string& value, int32_t self) {
   try {
     auto j = nlohmann::json::parse(value);
     TopicInfo t;
@@ -56,6 +85,17 @@ Result<TopicInfo> decode(const std::string& value) {
     t.replication_factor = j.at("replication_factor").get<int16_t>();
     t.configs = j.at("configs").get<std::map<std::string, std::string>>();
     t.internal = j.value("internal", false);
+    if (auto it = j.find("states"); it != j.end()) {
+      for (const auto& js : *it)
+        t.states.push_back(decode_state(js));
+    }
+    if (t.states.size() > static_cast<size_t>(t.partitions)) {
+      return Error(Errc::kCorruption, fmt::format("topic record of '{}' has {} partition states "
+                                                  "for {} partitions",
+                                                  t.name, t.states.size(), t.partitions));
+    }
+    while (t.states.size() < static_cast<size_t>(t.partitions))
+      t.states.push_back(single_replica(self));
     return t;
   } catch (const nlohmann::json::exception& e) {
     return Error(Errc::kCorruption, fmt::format("topic record is not valid: {}", e.what()));
@@ -89,7 +129,7 @@ Status TopicCatalog::load() {
   std::map<std::string, std::shared_ptr<const TopicInfo>, std::less<>> topics;
   STRATA_ASSIGN_OR_RETURN(auto entries, store_.list(std::string(kTopicPrefix)));
   for (const auto& e : entries) {
-    STRATA_ASSIGN_OR_RETURN(TopicInfo t, decode(e.value));
+    STRATA_ASSIGN_OR_RETURN(TopicInfo t, decode(e.value, self_.node_id));
     next_number_ = std::max(next_number_, t.number + 1);
     versions_[t.name] = e.version;
     std::string name = t.name;  // before t is moved from
@@ -170,6 +210,7 @@ Result<std::shared_ptr<const TopicInfo>> TopicCatalog::create_topic(
   t.replication_factor = replication_factor;
   t.configs = configs;
   t.internal = internal;
+  t.states.assign(static_cast<size_t>(partitions), single_replica(self_.node_id));
   if (validate_only) return std::make_shared<const TopicInfo>(std::move(t));
 
   STRATA_TRY(store_.put(std::string(kNextNumberKey), std::to_string(next_number_ + 1),
@@ -213,6 +254,7 @@ Status TopicCatalog::add_partitions(const std::string& name, int32_t total, bool
   if (validate_only) return ok_status();
   TopicInfo t = *existing;
   t.partitions = total;
+  t.states.resize(static_cast<size_t>(total), single_replica(self_.node_id));
   STRATA_TRY(store_topic(t, versions_[name]));
   auto topics = snapshot()->topics;
   topics[name] = std::make_shared<const TopicInfo>(std::move(t));

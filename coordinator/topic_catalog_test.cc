@@ -90,6 +90,32 @@ TEST_F(TopicCatalogTest, PartitionsOnlyGrowAndConfigsReplace) {
   EXPECT_EQ(catalog_->add_partitions("nope", 5, false).code(), Errc::kNotFound);
 }
 
+TEST_F(TopicCatalogTest, EveryPartitionHasAStateThatSurvivesReopen) {
+  catalog_->create_topic("orders", 2, 1, {}, false).value();
+  ASSERT_TRUE(catalog_->add_partitions("orders", 3, false).ok());
+  reopen();
+  const TopicInfo* t = catalog_->snapshot()->find("orders");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->states.size(), 3u);
+  for (const auto& s : t->states)
+    EXPECT_EQ(s, (PartitionState{{1}, 1, 0, {1}, 0}));
+  EXPECT_EQ(t->state(3), nullptr);
+  EXPECT_EQ(t->state(-1), nullptr);
+}
+
+TEST_F(TopicCatalogTest, TopicRecordsWithoutStatesArePlacedOnThisBroker) {
+  // A record as written before partition states were stored.
+  catalog_.reset();
+  std::string old = R"({"name":"legacy","id":"000102030405060708090a0b0c0d0e0f","number":7,)"
+                    R"("partitions":2,"replication_factor":1,"configs":{},"internal":false})";
+  ASSERT_TRUE(store_->put("/strata/topics/legacy", old, MetadataStore::kAbsent).ok());
+  catalog_ = TopicCatalog::open(*store_, BrokerInfo{1, "127.0.0.1", 9092, std::nullopt}).value();
+  const TopicInfo* t = catalog_->snapshot()->find("legacy");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->states.size(), 2u);
+  EXPECT_EQ(t->states[1], (PartitionState{{1}, 1, 0, {1}, 0}));
+}
+
 TEST_F(TopicCatalogTest, DeletedTopicsAreGoneAfterReopen) {
   ASSERT_TRUE(catalog_->create_topic("t", 1, 1, {}, false).ok());
   auto before = catalog_->snapshot()->version;

@@ -106,6 +106,24 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
   }
 }
 
+Result<Offset> Partition::delete_records(Offset offset) {
+  if (role_ != Role::kLeader) {
+    return Error(Errc::kNotLeader, fmt::format("this broker does not lead {}-{}", topic_, id_));
+  }
+  if (offset < Offset(0) || offset > high_watermark()) {
+    return Error(Errc::kOffsetOutOfRange, fmt::format("{} is beyond the high watermark {} of {}-{}",
+                                                      offset, high_watermark(), topic_, id_));
+  }
+  if (offset > log_->log_start_offset()) {
+    if (auto st = log_->advance_start_offset(offset); !st) {
+      spdlog::error("DeleteRecords on {}-{}: {}", topic_, id_, st.error().to_string());
+      return std::move(st).error();
+    }
+    spdlog::info("DeleteRecords: {}-{} now starts at {}", topic_, id_, offset);
+  }
+  return log_->log_start_offset();
+}
+
 void Partition::after_append(int64_t records) {
   if (log_->config().durability == engine::Durability::kFsync) {
     // Move the high watermark along; flushes waiting together share a sync.

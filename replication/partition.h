@@ -105,6 +105,11 @@ class Partition {
   void append(std::vector<SharedBytes> batches, const AppendOptions& options,
               std::function<void(Result<AppendResult>)> done);
 
+  // Moves the log start offset up to `offset` (DeleteRecords): below it
+  // nothing is readable any more. Only the leader; `offset` must be within
+  // [log start, high watermark] (kOffsetOutOfRange). Returns the new start.
+  Result<Offset> delete_records(Offset offset);
+
   // Whole batches from `offset` below the high watermark, up to `max_bytes`.
   void read(Offset offset, size_t max_bytes, std::function<void(Result<ReadResult>)> done);
 

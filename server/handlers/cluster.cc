@@ -17,8 +17,11 @@ constexpr int32_t kTopicOperations =
 constexpr int32_t kClusterOperations =
     (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
 
-kafka::MetadataResponse::Topic describe_topic(const coordinator::TopicInfo& t, int32_t node,
-                                              bool with_ops) {
+// Each partition as its state says: leader (LEADER_NOT_AVAILABLE while it
+// has none), leader epoch, replicas, ISR, and the replicas whose broker is
+// not live.
+kafka::MetadataResponse::Topic describe_topic(const coordinator::ClusterSnapshot& snap,
+                                              const coordinator::TopicInfo& t, bool with_ops) {
   kafka::MetadataResponse::Topic out;
   out.name = t.name;
   out.topic_id = t.id;
@@ -28,10 +31,18 @@ kafka::MetadataResponse::Topic describe_topic(const coordinator::TopicInfo& t, i
   for (int32_t p = 0; p < t.partitions; ++p) {
     kafka::MetadataResponse::Partition mp;
     mp.partition_index = p;
-    mp.leader_id = node;
-    mp.leader_epoch = 0;
-    mp.replica_nodes = {node};
-    mp.isr_nodes = {node};
+    const auto* state = t.state(p);
+    if (state == nullptr) continue;  // a catalog invariant: one state per partition
+    mp.leader_id = state->leader;
+    mp.leader_epoch = state->leader_epoch;
+    mp.replica_nodes = state->replicas;
+    mp.isr_nodes = state->isr;
+    for (int32_t r : state->replicas) {
+      bool live = std::any_of(snap.brokers.begin(), snap.brokers.end(),
+                              [r](const coordinator::BrokerInfo& b) { return b.node_id == r; });
+      if (!live) mp.offline_replicas.push_back(r);
+    }
+    if (state->leader < 0) mp.error_code = kafka::code(kafka::ErrorCode::kLeaderNotAvailable);
     out.partitions.push_back(std::move(mp));
   }
   return out;
@@ -68,10 +79,9 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
     fill_brokers(*snap, resp);
     if (req.include_cluster_authorized_operations)
       resp.cluster_authorized_operations = kClusterOperations;
-    int32_t node = broker.config().node_id;
     if (all) {
       for (const auto& [name, t] : snap->topics)
-        resp.topics.push_back(describe_topic(*t, node, with_ops));
+        resp.topics.push_back(describe_topic(*snap, *t, with_ops));
     } else {
       for (const auto& rt : *req.topics) {
         const coordinator::TopicInfo* t = nullptr;
@@ -81,7 +91,7 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
           t = snap->find(rt.topic_id);
         }
         if (t != nullptr) {
-          resp.topics.push_back(describe_topic(*t, node, with_ops));
+          resp.topics.push_back(describe_topic(*snap, *t, with_ops));
           continue;
         }
         kafka::MetadataResponse::Topic missing;

@@ -16,6 +16,7 @@
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/partition_ops.h"
+#include "server/partition_route.h"
 
 namespace strata::server::handlers {
 namespace {
@@ -51,18 +52,17 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       for (const auto& p : t.partitions) {
         auto& rp = rt.partitions.emplace_back();
         rp.partition_index = p.partition;
-        if (topic == nullptr) {
-          rp.error_code = kafka::code(v >= 13 ? ErrorCode::kUnknownTopicId
-                                              : ErrorCode::kUnknownTopicOrPartition);
-        } else if (p.partition < 0 || p.partition >= topic->partitions) {
-          rp.error_code = kafka::code(ErrorCode::kUnknownTopicOrPartition);
-        } else if (p.current_leader_epoch > 0) {
-          rp.error_code = kafka::code(ErrorCode::kUnknownLeaderEpoch);
+        auto route =
+            route_partition(topic, p.partition, p.current_leader_epoch, broker.config().node_id);
+        if (topic == nullptr && v >= 13) {
+          rp.error_code = kafka::code(ErrorCode::kUnknownTopicId);
+        } else if (!route.ok()) {
+          rp.error_code = kafka::code(route.error);
         } else {
           size_t limit = static_cast<size_t>(std::max(1, p.partition_max_bytes));
-          targets_.push_back(Target{resp_.responses.size() - 1, rt.partitions.size() - 1,
-                                    topic->uid(PartitionId(p.partition)), Offset(p.fetch_offset),
-                                    limit, std::min(limit, static_cast<size_t>(max_bytes_))});
+          targets_.push_back(Target{resp_.responses.size() - 1, rt.partitions.size() - 1, route.uid,
+                                    Offset(p.fetch_offset), limit,
+                                    std::min(limit, static_cast<size_t>(max_bytes_))});
         }
       }
     }

@@ -5,6 +5,7 @@
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/partition_ops.h"
+#include "server/partition_route.h"
 
 namespace strata::server::handlers {
 namespace {
@@ -17,14 +18,20 @@ struct OffsetAnswer {
   int64_t timestamp = -1;
 };
 
-// Resolves topic/partition names to uids; fills `error` for the ones that
-// do not exist. Returns the positions (topic, partition) of the good ones.
+// Routes every requested partition (partition_route.h); fills the error of
+// the ones this broker does not serve. Returns, for the good ones, their
+// position (topic, partition) in the response and their request entry.
 template <typename Req, typename Resp, typename SetError>
-std::vector<std::pair<size_t, size_t>> resolve(const coordinator::ClusterSnapshot& snap,
-                                               const Req& topics, Resp& out_topics,
-                                               std::vector<PartitionUid>& uids,
-                                               SetError set_error) {
-  std::vector<std::pair<size_t, size_t>> where;
+auto resolve(const coordinator::ClusterSnapshot& snap, const Req& topics, Resp& out_topics,
+             std::vector<PartitionUid>& uids, int32_t self, SetError set_error) {
+  using Entry = std::remove_cvref_t<decltype(topics.front().partitions.front())>;
+  struct Routed {
+    size_t topic;
+    size_t partition;
+    const Entry* request;
+    const coordinator::PartitionState* state;
+  };
+  std::vector<Routed> out;
   for (const auto& t : topics) {
     auto& rt = out_topics.emplace_back();
     rt.name = t.name;
@@ -32,15 +39,18 @@ std::vector<std::pair<size_t, size_t>> resolve(const coordinator::ClusterSnapsho
     for (const auto& p : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = p.partition_index;
-      if (topic == nullptr || p.partition_index < 0 || p.partition_index >= topic->partitions) {
-        set_error(rp, ErrorCode::kUnknownTopicOrPartition);
+      int32_t epoch = kNoLeaderEpoch;
+      if constexpr (requires { p.current_leader_epoch; }) epoch = p.current_leader_epoch;
+      auto route = route_partition(topic, p.partition_index, epoch, self);
+      if (!route.ok()) {
+        set_error(rp, route.error);
         continue;
       }
-      uids.push_back(topic->uid(PartitionId(p.partition_index)));
-      where.emplace_back(out_topics.size() - 1, rt.partitions.size() - 1);
+      uids.push_back(route.uid);
+      out.push_back(Routed{out_topics.size() - 1, rt.partitions.size() - 1, &p, route.state});
     }
   }
-  return where;
+  return out;
 }
 
 void lookup(Partition* p, int64_t ts, std::function<void(OffsetAnswer)> done) {
@@ -72,35 +82,32 @@ void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
   auto snap = ctx.broker.snapshot();
   auto resp = std::make_shared<kafka::ListOffsetsResponse>();
   std::vector<PartitionUid> uids;
-  auto where = resolve(*snap, req.topics, resp->topics, uids,
+  auto where = resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
                        [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
   std::vector<int64_t> timestamps;
-  std::vector<int32_t> epochs;
-  for (const auto& t : req.topics) {
-    const auto* topic = snap->find(t.name);
-    for (const auto& p : t.partitions) {
-      if (topic != nullptr && p.partition_index >= 0 && p.partition_index < topic->partitions) {
-        timestamps.push_back(p.timestamp);
-        epochs.push_back(p.current_leader_epoch);
-      }
-    }
+  std::vector<int32_t> leader_epochs;
+  for (const auto& w : where) {
+    timestamps.push_back(w.request->timestamp);
+    leader_epochs.push_back(w.state->leader_epoch);
   }
+  std::vector<std::pair<size_t, size_t>> at;
+  for (const auto& w : where)
+    at.emplace_back(w.topic, w.partition);
   int16_t v = out.version();
   run_on_owners<OffsetAnswer>(
       ctx.broker, ctx.shard.id(), uids,
-      [timestamps, epochs](Partition* p, size_t i, std::function<void(OffsetAnswer)> done) {
-        if (epochs[i] > 0) return done(OffsetAnswer{ErrorCode::kUnknownLeaderEpoch});
+      [timestamps](Partition* p, size_t i, std::function<void(OffsetAnswer)> done) {
         lookup(p, timestamps[i], std::move(done));
       },
-      [resp, where, out, v](std::vector<OffsetAnswer> answers) {
+      [resp, at, leader_epochs, out, v](std::vector<OffsetAnswer> answers) {
         for (size_t i = 0; i < answers.size(); ++i) {
-          auto& rp = resp->topics[where[i].first].partitions[where[i].second];
+          auto& rp = resp->topics[at[i].first].partitions[at[i].second];
           const auto& a = answers[i];
           rp.error_code = kafka::code(a.error);
           if (a.error != ErrorCode::kNone) continue;
           rp.offset = a.offset;
           rp.timestamp = a.timestamp;
-          rp.leader_epoch = 0;
+          rp.leader_epoch = leader_epochs[i];
           if (v == 0 && a.offset >= 0) rp.old_style_offsets = {a.offset};
         }
         out.send(*resp);
@@ -112,39 +119,26 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
   auto snap = ctx.broker.snapshot();
   auto resp = std::make_shared<kafka::DeleteRecordsResponse>();
   std::vector<PartitionUid> uids;
-  auto where = resolve(*snap, req.topics, resp->topics, uids,
+  auto where = resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
                        [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
   std::vector<int64_t> targets;
-  for (const auto& t : req.topics) {
-    const auto* topic = snap->find(t.name);
-    for (const auto& p : t.partitions) {
-      if (topic != nullptr && p.partition_index >= 0 && p.partition_index < topic->partitions) {
-        targets.push_back(p.offset);
-      }
-    }
+  std::vector<std::pair<size_t, size_t>> at;
+  for (const auto& w : where) {
+    targets.push_back(w.request->offset);
+    at.emplace_back(w.topic, w.partition);
   }
   run_on_owners<OffsetAnswer>(
       ctx.broker, ctx.shard.id(), uids,
       [targets](Partition* p, size_t i, std::function<void(OffsetAnswer)> done) {
         if (p == nullptr) return done(OffsetAnswer{ErrorCode::kNotLeaderOrFollower});
-        Offset hw = p->high_watermark();
         // -1 means "up to the high watermark".
-        int64_t target = targets[i] == -1 ? hw.value() : targets[i];
-        if (target < 0 || Offset(target) > hw)
-          return done(OffsetAnswer{ErrorCode::kOffsetOutOfRange});
-        if (Offset(target) > p->log().log_start_offset()) {
-          if (auto st = p->log().advance_start_offset(Offset(target)); !st) {
-            spdlog::error("DeleteRecords on {}-{}: {}", p->topic(), p->id(),
-                          st.error().to_string());
-            return done(OffsetAnswer{kafka::to_error_code(st.error().code())});
-          }
-          spdlog::info("DeleteRecords: {}-{} now starts at {}", p->topic(), p->id(), target);
-        }
-        done(OffsetAnswer{ErrorCode::kNone, p->log().log_start_offset().value()});
+        auto start = p->delete_records(targets[i] == -1 ? p->high_watermark() : Offset(targets[i]));
+        if (!start) return done(OffsetAnswer{kafka::to_error_code(start.error().code())});
+        done(OffsetAnswer{ErrorCode::kNone, start->value()});
       },
-      [resp, where, out](std::vector<OffsetAnswer> answers) {
+      [resp, at, out](std::vector<OffsetAnswer> answers) {
         for (size_t i = 0; i < answers.size(); ++i) {
-          auto& rp = resp->topics[where[i].first].partitions[where[i].second];
+          auto& rp = resp->topics[at[i].first].partitions[at[i].second];
           rp.error_code = kafka::code(answers[i].error);
           if (answers[i].error == ErrorCode::kNone) rp.low_watermark = answers[i].offset;
         }

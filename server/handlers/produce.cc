@@ -8,6 +8,7 @@
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/partition_ops.h"
+#include "server/partition_route.h"
 #include "server/produce_batches.h"
 
 namespace strata::server::handlers {
@@ -31,15 +32,16 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
     for (auto& p : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.index = p.index;
+      auto route = route_partition(topic, p.index, kNoLeaderEpoch, broker.config().node_id);
       if (!acks_ok) {
         rp.error_code = kafka::code(ErrorCode::kInvalidRequiredAcks);
-      } else if (topic == nullptr || p.index < 0 || p.index >= topic->partitions) {
-        rp.error_code = kafka::code(ErrorCode::kUnknownTopicOrPartition);
+      } else if (!route.ok()) {
+        rp.error_code = kafka::code(route.error);
       } else if (topic->internal) {
         rp.error_code = kafka::code(ErrorCode::kInvalidTopicException);
         rp.error_message = "clients cannot write to internal topic " + t.name;
       } else {
-        uids.push_back(topic->uid(PartitionId(p.index)));
+        uids.push_back(route.uid);
         where.emplace_back(resp.responses.size() - 1, rt.partitions.size() - 1);
         batches.push_back(produce_batches(p.records, legacy_formats));
       }

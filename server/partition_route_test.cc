@@ -1,0 +1,50 @@
+#include "server/partition_route.h"
+
+#include <gtest/gtest.h>
+
+namespace strata::server {
+namespace {
+
+using kafka::ErrorCode;
+
+TEST(PartitionRoute, AnswersAsKafkaDoesForEveryCaseInKip320Order) {
+  coordinator::TopicInfo t;
+  t.name = "orders";
+  t.number = 3;
+  t.partitions = 3;
+  t.states = {
+      {{1}, 1, 4, {1}, 6},        // led here at epoch 4
+      {{2, 1}, 2, 7, {2, 1}, 9},  // a follower here; broker 2 leads
+      {{1}, -1, 2, {}, 3},        // offline
+  };
+  struct Case {
+    const coordinator::TopicInfo* topic;
+    int32_t partition;
+    int32_t epoch;
+    ErrorCode want;
+  };
+  const Case cases[] = {
+      {nullptr, 0, kNoLeaderEpoch, ErrorCode::kUnknownTopicOrPartition},
+      {&t, -1, kNoLeaderEpoch, ErrorCode::kUnknownTopicOrPartition},
+      {&t, 3, kNoLeaderEpoch, ErrorCode::kUnknownTopicOrPartition},
+      {&t, 0, kNoLeaderEpoch, ErrorCode::kNone},
+      {&t, 0, 4, ErrorCode::kNone},
+      {&t, 0, 3, ErrorCode::kFencedLeaderEpoch},
+      {&t, 0, 5, ErrorCode::kUnknownLeaderEpoch},
+      {&t, 1, kNoLeaderEpoch, ErrorCode::kNotLeaderOrFollower},
+      {&t, 1, 7, ErrorCode::kNotLeaderOrFollower},
+      {&t, 1, 6, ErrorCode::kFencedLeaderEpoch},  // the epoch is checked first
+      {&t, 2, kNoLeaderEpoch, ErrorCode::kNotLeaderOrFollower},
+  };
+  for (const auto& c : cases) {
+    auto r = route_partition(c.topic, c.partition, c.epoch, /*self=*/1);
+    EXPECT_EQ(r.error, c.want) << "partition " << c.partition << " epoch " << c.epoch;
+    if (r.ok()) {
+      EXPECT_EQ(r.uid, t.uid(PartitionId(c.partition)));
+      EXPECT_EQ(r.state, &t.states[static_cast<size_t>(c.partition)]);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata::server
