@@ -30,13 +30,16 @@ auto run_on(io::Shard& shard, F fn) {
 
 }  // namespace
 
-Result<std::unique_ptr<Broker>> Broker::start(const BrokerConfig& config) {
-  std::unique_ptr<Broker> b(new Broker(config));
+Result<std::unique_ptr<Broker>> Broker::start(const BrokerConfig& config,
+                                              coordinator::MetadataStore& store,
+                                              const Clock& clock) {
+  std::unique_ptr<Broker> b(new Broker(config, store, clock));
   STRATA_TRY(b->open());
   return b;
 }
 
-Broker::Broker(const BrokerConfig& config) : config_(config) {}
+Broker::Broker(const BrokerConfig& config, coordinator::MetadataStore& store, const Clock& clock)
+    : config_(config), store_(store), clock_(clock) {}
 
 Broker::~Broker() {
   if (!stopped_) {
@@ -132,9 +135,7 @@ Status Broker::open() {
   lo.fs = control_fs_.get();
   lo.cache_window_bytes = static_cast<uint64_t>(config_.log_cache_window_bytes);
   STRATA_ASSIGN_OR_RETURN(logs_, engine::LogManager::open(lo));
-  STRATA_ASSIGN_OR_RETURN(store_,
-                          coordinator::EmbeddedStore::open(config_.data_dir / "metadata.json"));
-  STRATA_ASSIGN_OR_RETURN(broker_configs_, coordinator::BrokerConfigStore::open(*store_));
+  STRATA_ASSIGN_OR_RETURN(broker_configs_, coordinator::BrokerConfigStore::open(store_));
   {
     // Dynamic configs stored by an earlier run apply before any log opens.
     auto defaults = resolve_topic_defaults(topic_default_layers());
@@ -171,7 +172,7 @@ Status Broker::open() {
 
   coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
                                config_.advertised_port_or_listen(), std::nullopt};
-  STRATA_ASSIGN_OR_RETURN(catalog_, coordinator::TopicCatalog::open(*store_, self));
+  STRATA_ASSIGN_OR_RETURN(catalog_, coordinator::TopicCatalog::open(store_, self));
   remove_orphan_dirs();
 
   // Open (and recover) every partition, all shards in parallel.

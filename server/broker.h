@@ -2,9 +2,14 @@
 // catalog, control thread and listener — and the services request handlers
 // use (routing a partition to its shard, running topic changes).
 //
-//   auto broker = Broker::start(config).value();   // listening when it returns
+//   auto store = EmbeddedStore::open(config.data_dir / "metadata.json").value();
+//   auto broker = Broker::start(config, *store, SystemClock::instance()).value();
+//   // listening when it returns
 //   ... SIGTERM ...
 //   broker->stop();                                  // drains, flushes, marks clean
+//
+// The broker is handed its metadata store (the embedded one, or etcd's in a
+// cluster) and its clock; both must outlive it.
 //
 // Thread-safety: every public method may be called from any thread.
 #pragma once
@@ -15,7 +20,7 @@
 #include <vector>
 
 #include "coordinator/broker_config_store.h"
-#include "coordinator/embedded_store.h"
+#include "coordinator/metadata_store.h"
 #include "coordinator/topic_catalog.h"
 #include "engine/log_manager.h"
 #include "io/shard.h"
@@ -28,7 +33,9 @@ class Listener;
 
 class Broker {
  public:
-  static Result<std::unique_ptr<Broker>> start(const BrokerConfig& config);
+  static Result<std::unique_ptr<Broker>> start(const BrokerConfig& config,
+                                               coordinator::MetadataStore& store,
+                                               const Clock& clock);
   ~Broker();
 
   // Stops accepting, lets connections finish what they started (bounded by
@@ -42,7 +49,7 @@ class Broker {
   std::shared_ptr<const coordinator::ClusterSnapshot> snapshot() const {
     return catalog_->snapshot();
   }
-  const Clock& clock() const { return SystemClock::instance(); }
+  const Clock& clock() const { return clock_; }
 
   unsigned shard_count() const { return static_cast<unsigned>(shards_.size()); }
   unsigned shard_for(PartitionUid uid) const;
@@ -85,16 +92,17 @@ class Broker {
   void ensure_offsets_topic(unsigned origin, std::function<void(Status)> done);
 
  private:
-  explicit Broker(const BrokerConfig& config);
+  Broker(const BrokerConfig& config, coordinator::MetadataStore& store, const Clock& clock);
   Status open();
   void reconcile_all(std::function<void()> done);
   void remove_orphan_dirs();
 
   BrokerConfig config_;
+  coordinator::MetadataStore& store_;
+  const Clock& clock_;
   std::unique_ptr<io::Shard> control_;
   std::unique_ptr<io::DiskFileSystem> control_fs_;
   std::unique_ptr<engine::LogManager> logs_;
-  std::unique_ptr<coordinator::EmbeddedStore> store_;
   std::unique_ptr<coordinator::TopicCatalog> catalog_;
   std::unique_ptr<coordinator::BrokerConfigStore> broker_configs_;
   std::shared_ptr<const engine::TopicConfig> topic_defaults_;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "base/testing/temp_dir.h"
+#include "coordinator/embedded_store.h"
 #include "engine/batch_builder.h"
 #include "engine/compression.h"
 #include "engine/legacy_records.h"
@@ -36,13 +37,15 @@ class BrokerTest : public ::testing::Test {
     cfg.cores = 2;
     cfg.log_level = "warn";
     ASSERT_TRUE(cfg.set("log.retention.hours", "48").ok());  // a static topic default
-    broker_ = Broker::start(cfg).value();
+    store_ = coordinator::EmbeddedStore::open(cfg.data_dir / "metadata.json").value();
+    broker_ = Broker::start(cfg, *store_, SystemClock::instance()).value();
     client_ = std::make_unique<testing::WireClient>("127.0.0.1", broker_->port());
   }
   void restart() {
     client_.reset();
     ASSERT_TRUE(broker_->stop().ok());
     broker_.reset();
+    store_.reset();
     start();
   }
 
@@ -173,6 +176,7 @@ class BrokerTest : public ::testing::Test {
   }
 
   strata::testing::TempDir dir_;
+  std::unique_ptr<coordinator::EmbeddedStore> store_;  // declared first: outlives the broker
   std::unique_ptr<Broker> broker_;
   std::unique_ptr<testing::WireClient> client_;
 };

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/logging.h"
+#include "coordinator/embedded_store.h"
 #include "server/broker.h"
 
 int main(int argc, char** argv) {
@@ -26,7 +27,13 @@ int main(int argc, char** argv) {
   boost::asio::signal_set signals(signals_io, SIGTERM, SIGINT);
   std::signal(SIGPIPE, SIG_IGN);
 
-  auto broker = strata::server::Broker::start(config);
+  // One broker keeps its metadata in its data directory.
+  auto store = strata::coordinator::EmbeddedStore::open(config.data_dir / "metadata.json");
+  if (!store) {
+    spdlog::critical("cannot open the metadata store: {}", store.error().to_string());
+    return 1;
+  }
+  auto broker = strata::server::Broker::start(config, **store, strata::SystemClock::instance());
   if (!broker) {
     spdlog::critical("cannot start: {}", broker.error().to_string());
     return 1;

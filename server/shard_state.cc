@@ -19,7 +19,7 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
   gc.max_session_timeout_ms = cfg.group_max_session_timeout_ms;
   gc.offsets_retention_ms = cfg.offsets_retention_ms;
   groups_ = std::make_unique<coordinator::GroupCoordinator>(
-      SystemClock::instance(), timers_, gc, [&broker](const std::string& topic, int32_t p) {
+      broker.clock(), timers_, gc, [&broker](const std::string& topic, int32_t p) {
         const auto* t = broker.snapshot()->find(topic);
         return t != nullptr && p >= 0 && p < t->partitions;
       });
