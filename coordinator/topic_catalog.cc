@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "coordinator/partition_placement.h"
 #include "engine/topic_config.h"
 
 namespace strata::coordinator {
@@ -100,6 +101,14 @@ Result<TopicInfo> decode(const std::string& value, int32_t self) {
   } catch (const nlohmann::json::exception& e) {
     return Error(Errc::kCorruption, fmt::format("topic record is not valid: {}", e.what()));
   }
+}
+
+// Every partition's state, for placement's balance.
+std::vector<PartitionState> all_states(const ClusterSnapshot& snap) {
+  std::vector<PartitionState> out;
+  for (const auto& [name, t] : snap.topics)
+    out.insert(out.end(), t->states.begin(), t->states.end());
+  return out;
 }
 
 std::string random_cluster_id() {
@@ -210,7 +219,8 @@ Result<std::shared_ptr<const TopicInfo>> TopicCatalog::create_topic(
   t.replication_factor = replication_factor;
   t.configs = configs;
   t.internal = internal;
-  t.states.assign(static_cast<size_t>(partitions), single_replica(self_.node_id));
+  STRATA_ASSIGN_OR_RETURN(
+      t.states, place_partitions(snap->brokers, all_states(*snap), partitions, replication_factor));
   if (validate_only) return std::make_shared<const TopicInfo>(std::move(t));
 
   STRATA_TRY(store_.put(std::string(kNextNumberKey), std::to_string(next_number_ + 1),
@@ -251,10 +261,14 @@ Status TopicCatalog::add_partitions(const std::string& name, int32_t total, bool
     return Error(Errc::kInvalidPartitions,
                  fmt::format("number of partitions must be at most {}", kMaxPartitions));
   }
+  auto snap = snapshot();
+  STRATA_ASSIGN_OR_RETURN(
+      auto added, place_partitions(snap->brokers, all_states(*snap), total - existing->partitions,
+                                   existing->replication_factor));
   if (validate_only) return ok_status();
   TopicInfo t = *existing;
+  t.states.insert(t.states.end(), added.begin(), added.end());
   t.partitions = total;
-  t.states.resize(static_cast<size_t>(total), single_replica(self_.node_id));
   STRATA_TRY(store_topic(t, versions_[name]));
   auto topics = snapshot()->topics;
   topics[name] = std::make_shared<const TopicInfo>(std::move(t));

@@ -1,0 +1,58 @@
+#include "coordinator/leader_election.h"
+
+#include <algorithm>
+
+namespace strata::coordinator {
+namespace {
+
+bool contains(const std::vector<int32_t>& v, int32_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// Bumps the epochs for a change from `before` to `next`.
+PartitionState bumped(const PartitionState& before, PartitionState next) {
+  if (next.leader != before.leader) next.leader_epoch = before.leader_epoch + 1;
+  next.partition_epoch = before.partition_epoch + 1;
+  return next;
+}
+
+}  // namespace
+
+std::optional<PartitionState> on_live_brokers(const PartitionState& state,
+                                              const std::set<int32_t>& live) {
+  PartitionState next = state;
+  std::vector<int32_t> isr;
+  for (int32_t r : state.isr) {
+    if (live.count(r) != 0) isr.push_back(r);
+  }
+  // The last in-sync replica stays in the ISR even when dead: it alone may
+  // hold every acknowledged write.
+  if (isr.empty() && !state.isr.empty()) isr = {state.isr.back()};
+  next.isr = isr;
+  bool leader_ok = state.leader >= 0 && live.count(state.leader) != 0;
+  if (!leader_ok) {
+    next.leader = -1;
+    for (int32_t r : state.replicas) {
+      if (live.count(r) != 0 && contains(next.isr, r)) {
+        next.leader = r;
+        break;
+      }
+    }
+  }
+  if (next == state) return std::nullopt;
+  return bumped(state, std::move(next));
+}
+
+std::optional<PartitionState> preferred_election(const PartitionState& state,
+                                                 const std::set<int32_t>& live) {
+  if (state.replicas.empty()) return std::nullopt;
+  int32_t preferred = state.replicas.front();
+  if (state.leader == preferred || live.count(preferred) == 0 || !contains(state.isr, preferred)) {
+    return std::nullopt;
+  }
+  PartitionState next = state;
+  next.leader = preferred;
+  return bumped(state, std::move(next));
+}
+
+}  // namespace strata::coordinator
