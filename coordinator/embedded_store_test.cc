@@ -49,18 +49,5 @@ TEST(EmbeddedStore, SurvivesReopenAndRefusesACorruptFile) {
   EXPECT_EQ(bad.error().code(), Errc::kCorruption);
 }
 
-TEST(EmbeddedStore, WatchesSeeChangesUnderTheirPrefix) {
-  strata::testing::TempDir dir;
-  auto store = EmbeddedStore::open(dir / "meta.json").value();
-  std::vector<std::string> seen;
-  store->watch("/t/", [&](const std::string& key, const std::optional<MetadataStore::Entry>& e) {
-    seen.push_back(key + (e ? "=" + e->value : " gone"));
-  });
-  ASSERT_TRUE(store->put("/t/a", "1", MetadataStore::kAny).ok());
-  ASSERT_TRUE(store->put("/other", "1", MetadataStore::kAny).ok());
-  ASSERT_TRUE(store->erase("/t/a", MetadataStore::kAny).ok());
-  EXPECT_EQ(seen, (std::vector<std::string>{"/t/a=1", "/t/a gone"}));
-}
-
 }  // namespace
 }  // namespace strata::coordinator

@@ -2,7 +2,8 @@
 # Installs, idempotently, every Debian package that building Strata needs;
 # with --tests also what the test suite needs (Kafka clients, Node.js and
 # the npm packages of the kafkajs tests, the Redis and NATS servers the
-# strata-bench drivers are tested against); with --bench what the
+# strata-bench drivers are tested against, the etcd server the etcd
+# metadata store is tested against); with --bench what the
 # comparison in bench/compare.sh needs on top. Safe to run again.
 #
 #   scripts/setup.sh            # build dependencies
@@ -32,6 +33,8 @@ packages=(
   librocksdb-dev liburing-dev libboost-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libcli11-dev nlohmann-json3-dev librdkafka-dev
+  # the etcd metadata store's client (gRPC, and protoc's gRPC plugin)
+  libgrpc++-dev protobuf-compiler-grpc
   # strata-bench's drivers and workload files
   libhiredis-dev libnats-dev libyaml-cpp-dev
   # unit tests and benchmarks
@@ -45,6 +48,8 @@ if [ "$with_tests" = 1 ]; then
     clang libclang-rt-14-dev
     # the systems strata-bench's drivers are tested against
     redis-server nats-server
+    # the etcd the etcd metadata store's tests start
+    etcd-server
   )
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
