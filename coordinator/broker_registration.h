@@ -1,0 +1,85 @@
+// BrokerRegistration: this broker's record under /strata/brokers/<id>,
+// held under a lease it keeps alive, and whether the broker may act as a
+// leader right now.
+//
+//   BrokerRegistration reg(store, clock, timers, self, {.session_timeout_ms = 6000});
+//   STRATA_TRY(reg.register_now());   // kAlreadyExists: a live broker holds the id
+//   reg.start();                      // keep-alive every third of the TTL
+//   if (!reg.lease_valid()) ...       // self-fenced: answer NOT_LEADER_OR_FOLLOWER
+//
+// The broker epoch is the store revision of the registration; it grows with
+// every re-registration, so whoever compares epochs can tell a broker's
+// incarnations apart. Safety never rests on the clock alone: the lease
+// decides who is registered; lease_valid() only makes a broker that lost
+// contact stop early, on its own steady clock, before the store's TTL runs
+// out (a keep-alive sent at t renews the lease until at least t + TTL, so
+// the broker trusts it until t + TTL - margin).
+//
+// Thread-safety: one control thread (the one running `timers`); the store
+// calls may block there, never on a shard.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/clock.h"
+#include "base/result.h"
+#include "base/timers.h"
+#include "coordinator/cluster_metadata.h"
+#include "coordinator/metadata_store.h"
+
+namespace strata::coordinator {
+
+inline constexpr std::string_view kBrokersPrefix = "/strata/brokers/";
+
+// The registration record of a broker, and back.
+std::string encode_broker(const BrokerInfo& b);
+Result<BrokerInfo> decode_broker(const std::string& value);
+
+class BrokerRegistration {
+ public:
+  struct Options {
+    int64_t session_timeout_ms = 6000;  // broker.session.timeout.ms: the lease TTL
+  };
+
+  BrokerRegistration(MetadataStore& store, const Clock& clock, Timers& timers, BrokerInfo self,
+                     Options options);
+  ~BrokerRegistration();
+  BrokerRegistration(const BrokerRegistration&) = delete;
+  BrokerRegistration& operator=(const BrokerRegistration&) = delete;
+
+  // Grants a lease and creates the record under it, unless the key exists
+  // (kAlreadyExists, naming the broker that holds it).
+  Status register_now();
+  // Keeps the lease alive every third of the TTL; re-registers (a new
+  // epoch) if the store says the lease is gone.
+  void start();
+  // Stops the keep-alives and revokes the lease (the record goes at once).
+  void stop();
+
+  bool registered() const { return lease_ != kNoLease; }
+  int64_t broker_epoch() const { return epoch_; }
+  LeaseId lease() const { return lease_; }
+  const BrokerInfo& self() const { return self_; }
+  // The lease was renewed recently enough to act as a leader now.
+  bool lease_valid() const;
+  // The longest a lease is trusted after its last renewal was sent.
+  int64_t trust_ms() const;
+
+ private:
+  void keep_alive();
+  void schedule();
+
+  MetadataStore& store_;
+  const Clock& clock_;
+  Timers& timers_;
+  BrokerInfo self_;
+  Options options_;
+  LeaseId lease_ = kNoLease;
+  int64_t epoch_ = 0;
+  int64_t renewed_at_ms_ = 0;  // steady time the last successful renewal was sent
+  TimerId timer_ = 0;
+  bool running_ = false;
+};
+
+}  // namespace strata::coordinator
