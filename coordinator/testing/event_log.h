@@ -70,9 +70,10 @@ class EventLog {
     return events_;
   }
 
-  // The keys and values the events leave, applied in order.
-  static std::map<std::string, std::string> replay(const Events& events) {
-    std::map<std::string, std::string> state;
+  // The keys and values the events leave, applied in order to `state` (the
+  // entries under the prefix when the watch started).
+  static std::map<std::string, std::string> replay(const Events& events,
+                                                   std::map<std::string, std::string> state = {}) {
     for (const auto& e : events) {
       if (e.type == WatchEvent::Type::kPut) {
         state[e.entry.key] = e.entry.value;
