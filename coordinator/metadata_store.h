@@ -174,7 +174,8 @@ class MetadataStore {
   virtual Status compact(int64_t revision) = 0;
 
   // Calls `cb` with every change under `prefix` from `start_revision` on
-  // (0: from the next change). The watch lives until the handle goes away and
+  // (0: from the next change after this call; the etcd store says what that
+  // means while etcd cannot be read). The watch lives until the handle goes away and
   // needs no care from the caller: across disconnects it resumes from the
   // revision after the last one delivered, across compactions it re-reads.
   // REQUIRES: the handle goes away before the store.

@@ -8,6 +8,9 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "coordinator/etcd_endpoints.h"
 
 namespace strata::server {
 namespace {
@@ -63,6 +66,8 @@ const std::vector<std::string_view>& static_keys() {
       "shutdown.timeout.ms",
       "strata.stats.interval.ms",
       "strata.log.cache.window.bytes",
+      "metadata.store",
+      "etcd.endpoints",
   };
   return keys;
 }
@@ -152,6 +157,18 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
     STRATA_ASSIGN_OR_RETURN(stats_interval_ms, parse_int<int64_t>(key, value, 0, 3'600'000));
   } else if (key == "strata.log.cache.window.bytes") {
     STRATA_ASSIGN_OR_RETURN(log_cache_window_bytes, parse_int<int64_t>(key, value, 0, INT64_MAX));
+  } else if (key == "metadata.store") {
+    if (value == "embedded") {
+      metadata_store = MetadataStoreKind::kEmbedded;
+    } else if (value == "etcd") {
+      metadata_store = MetadataStoreKind::kEtcd;
+    } else {
+      return bad_value(key, value, "must be embedded or etcd");
+    }
+  } else if (key == "etcd.endpoints") {
+    auto endpoints = coordinator::parse_etcd_endpoints(value);
+    if (!endpoints) return bad_value(key, value, endpoints.error().message());
+    etcd_endpoints = std::move(endpoints).value();
   } else {
     return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
   }
@@ -182,6 +199,13 @@ Status BrokerConfig::load_properties(const std::filesystem::path& path) {
       return Error(Errc::kInvalidConfig,
                    fmt::format("{}:{}: {}", path.string(), lineno, st.error().message()));
     }
+  }
+  return ok_status();
+}
+
+Status BrokerConfig::validate() const {
+  if (metadata_store == MetadataStoreKind::kEtcd && etcd_endpoints.empty()) {
+    return Error(Errc::kInvalidConfig, "metadata.store=etcd needs etcd.endpoints (host:port,...)");
   }
   return ok_status();
 }
@@ -224,6 +248,8 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  group.max.session.timeout.ms, offsets.retention.minutes,\n"
                  "  offsets.retention.check.interval.ms, strata.stats.interval.ms (per-shard\n"
                  "  disk latency and loop lag lines in the log; 0 = off),\n"
+                 "  metadata.store (embedded, the default, or etcd), etcd.endpoints\n"
+                 "  (host:port,... of the etcd cluster, with metadata.store=etcd),\n"
                  "  and the defaults of the topic configs, with Kafka's names:\n";
     std::string line = " ";
     for (const auto& s : topic_default_synonyms()) {
@@ -257,6 +283,7 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
   if (node_id) STRATA_TRY(cfg.set("node.id", std::to_string(*node_id)));
   if (cores) STRATA_TRY(cfg.set("num.cores", std::to_string(*cores)));
   if (!log_level.empty()) cfg.log_level = log_level;
+  STRATA_TRY(cfg.validate());
   return std::optional<BrokerConfig>(cfg);
 }
 
@@ -280,6 +307,8 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"offsets.retention.check.interval.ms", std::to_string(offsets_retention_check_interval_ms)},
       {"strata.stats.interval.ms", std::to_string(stats_interval_ms)},
       {"strata.log.cache.window.bytes", std::to_string(log_cache_window_bytes)},
+      {"metadata.store", metadata_store == MetadataStoreKind::kEtcd ? "etcd" : "embedded"},
+      {"etcd.endpoints", fmt::format("{}", fmt::join(etcd_endpoints, ","))},
   };
   return m;
 }

@@ -55,6 +55,13 @@ struct BrokerConfig {
   // (0: leave the page cache to the kernel). See ARCHITECTURE.md.
   int64_t log_cache_window_bytes = 64LL << 20;
 
+  // Where the cluster metadata lives (metadata.store): the embedded store in
+  // the data directory (one broker; the default) or etcd, at etcd.endpoints
+  // (host:port,...; required with etcd).
+  enum class MetadataStoreKind { kEmbedded, kEtcd };
+  MetadataStoreKind metadata_store = MetadataStoreKind::kEmbedded;
+  std::vector<std::string> etcd_endpoints;
+
   // Broker-wide defaults of the topic configs (log.retention.ms and friends)
   // as the static properties set them, and those properties as given.
   engine::TopicConfig topic_defaults;
@@ -68,6 +75,9 @@ struct BrokerConfig {
   Status set(const std::string& key, const std::string& value);
   // Reads a properties file: `key=value` lines, `#` or `!` comments.
   Status load_properties(const std::filesystem::path& path);
+  // The checks that span several properties (metadata.store=etcd needs
+  // etcd.endpoints); from_args() runs them once everything is set.
+  Status validate() const;
 
   std::string advertised_host_or_listen() const {
     return advertised_host.empty() ? listen_host : advertised_host;

@@ -117,6 +117,52 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
   }
 }
 
+TEST(BrokerConfig, TheMetadataStoreIsEmbeddedUnlessEtcdIsNamedWithItsEndpoints) {
+  auto c = parse({}).value().value();
+  EXPECT_EQ(c.metadata_store, BrokerConfig::MetadataStoreKind::kEmbedded);
+  EXPECT_TRUE(c.etcd_endpoints.empty());
+  EXPECT_EQ(c.describe().at("metadata.store"), "embedded");
+  EXPECT_EQ(c.describe().at("etcd.endpoints"), "");
+
+  auto e = parse({"--set", "metadata.store=etcd", "--set",
+                  "etcd.endpoints=127.0.0.1:2379, etcd-2:2379,[::1]:22379"})
+               .value()
+               .value();
+  EXPECT_EQ(e.metadata_store, BrokerConfig::MetadataStoreKind::kEtcd);
+  EXPECT_EQ(e.etcd_endpoints,
+            (std::vector<std::string>{"127.0.0.1:2379", "etcd-2:2379", "[::1]:22379"}));
+  EXPECT_EQ(e.describe().at("metadata.store"), "etcd");
+  EXPECT_EQ(e.describe().at("etcd.endpoints"), "127.0.0.1:2379,etcd-2:2379,[::1]:22379");
+  EXPECT_TRUE(BrokerConfig::is_static_key("metadata.store"));
+  EXPECT_TRUE(BrokerConfig::is_static_key("etcd.endpoints"));
+
+  // In a properties file too, in either order.
+  strata::testing::TempDir dir;
+  std::ofstream(dir / "p") << "etcd.endpoints=h1:1,h2:2\nmetadata.store=etcd\n";
+  auto f = parse({"--config", (dir / "p").string()}).value().value();
+  EXPECT_EQ(f.etcd_endpoints, (std::vector<std::string>{"h1:1", "h2:2"}));
+
+  struct Case {
+    std::vector<std::string> args;
+    std::string message_part;
+  };
+  std::vector<Case> cases = {
+      {{"--set", "metadata.store=zookeeper"}, "must be embedded or etcd"},
+      {{"--set", "metadata.store=etcd"}, "needs etcd.endpoints"},
+      {{"--set", "etcd.endpoints="}, "etcd.endpoints"},
+      {{"--set", "etcd.endpoints=127.0.0.1"}, "'127.0.0.1' is not host:port"},
+      {{"--set", "etcd.endpoints=h:1,h:70000"}, "h:70000"},
+      {{"--set", "etcd.endpoints=http://h:2379"}, "scheme"},
+      {{"--set", "etcd.endpoints=h:1,,g:2"}, "empty etcd endpoint"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse(c.args);
+    ASSERT_FALSE(r.ok()) << c.args[1];
+    EXPECT_EQ(r.error().code(), Errc::kInvalidConfig) << c.args[1];
+    EXPECT_NE(r.error().message().find(c.message_part), std::string::npos) << r.error().message();
+  }
+}
+
 TEST(BrokerConfig, BadPropertiesLineNamesFileAndLine) {
   strata::testing::TempDir dir;
   {
