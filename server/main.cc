@@ -27,6 +27,15 @@ int main(int argc, char** argv) {
   boost::asio::signal_set signals(signals_io, SIGTERM, SIGINT);
   std::signal(SIGPIPE, SIG_IGN);
 
+  if (config.metadata_store != strata::server::BrokerConfig::MetadataStoreKind::kEmbedded) {
+    // The etcd store exists, but brokers do not register, elect a
+    // controller or follow its partition states yet: two brokers on one
+    // etcd would each think they are alone. Refuse rather than pretend.
+    spdlog::critical(
+        "cannot start: metadata.store=etcd is not supported yet (clusters are being built); "
+        "use metadata.store=embedded, the default, for a single broker");
+    return 2;
+  }
   // One broker keeps its metadata in its data directory.
   auto store = strata::coordinator::EmbeddedStore::open(config.data_dir / "metadata.json");
   if (!store) {

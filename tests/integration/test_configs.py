@@ -13,12 +13,13 @@ sends, are covered by server/broker_test.cc through the wire protocol.
 import json
 import os
 import subprocess
+import tempfile
 import unittest
 
 from confluent_kafka import OFFSET_BEGINNING, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import ConfigResource, ConfigSource
 
-from harness import Broker
+from harness import BROKER, Broker
 from test_confluent import (TIMEOUT_S, admin, create_topic, create_topic_error, produce_all,
                             read_all, topic_partitions)
 
@@ -262,6 +263,15 @@ class ConfigsTest(unittest.TestCase):
         # Nothing was stored.
         got = describe(self.broker, ConfigResource("broker", NODE_ID))
         self.assertEqual(got["log.retention.ms"].source, ConfigSource.STATIC_BROKER_CONFIG.value)
+
+    def test_a_cluster_store_is_refused_at_start_until_clusters_work(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([BROKER, "--data-dir", d, "--listen", "127.0.0.1:0",
+                                "--set", "metadata.store=etcd", "--set", "etcd.endpoints=127.0.0.1:2379"],
+                               capture_output=True, timeout=TIMEOUT_S)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(b"metadata.store=etcd is not supported yet", r.stdout + r.stderr)
+            self.assertEqual(os.listdir(d), [], "nothing is written before refusing")
 
 
 if __name__ == "__main__":
