@@ -25,9 +25,8 @@ namespace {
 
 constexpr const char* kEtcd = "/usr/bin/etcd";
 
-}  // namespace
-
-uint16_t EtcdProcess::free_port() {
+// A TCP socket bound to a free loopback port, not listening; sets `port`.
+int bind_free_port(uint16_t& port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   STRATA_CHECK(fd >= 0, "socket: {}", errno);
   sockaddr_in addr{};
@@ -39,8 +38,28 @@ uint16_t EtcdProcess::free_port() {
   socklen_t len = sizeof(addr);
   STRATA_CHECK(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0, "getsockname: {}",
                errno);
-  ::close(fd);
-  return ntohs(addr.sin_port);
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
+}  // namespace
+
+uint16_t EtcdProcess::free_port() {
+  uint16_t port = 0;
+  ::close(bind_free_port(port));
+  return port;
+}
+
+DeadPort::DeadPort() {
+  fd_ = bind_free_port(port_);
+}
+
+DeadPort::~DeadPort() {
+  ::close(fd_);
+}
+
+std::string DeadPort::endpoint() const {
+  return fmt::format("127.0.0.1:{}", port_);
 }
 
 Result<std::unique_ptr<EtcdProcess>> EtcdProcess::start(std::filesystem::path data_dir) {
