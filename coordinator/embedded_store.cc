@@ -220,6 +220,7 @@ Result<Lease> EmbeddedStore::grant(int64_t ttl_ms) {
     id = static_cast<LeaseId>(lease_ids_() >> 1);
   }
   leases_[id] = LeaseState{ttl_ms, clock_.steady_ms() + ttl_ms, {}};
+  cv_.notify_all();  // the store's thread now has a lease to watch
   return Lease{id, ttl_ms};
 }
 
@@ -364,7 +365,8 @@ void EmbeddedStore::run() {
       cv_.notify_all();
       continue;
     }
-    if (options_.lease_check_interval_ms > 0) {
+    // Without leases there is nothing to expire: sleep until a change.
+    if (options_.lease_check_interval_ms > 0 && !leases_.empty()) {
       cv_.wait_for(lock, std::chrono::milliseconds(options_.lease_check_interval_ms));
     } else {
       cv_.wait(lock);

@@ -7,8 +7,8 @@
 // Leases live in memory only and expire by the injected Clock's steady time:
 // every call that reads or writes checks for expired leases first, tick()
 // does so on demand, and the store's thread does so every
-// lease_check_interval_ms of real time (0: never, for tests that drive a
-// ManualClock and call tick()). Leases do not survive a restart: open()
+// lease_check_interval_ms of real time while there are leases (0: never, for
+// tests that drive a ManualClock and call tick()). Leases do not survive a restart: open()
 // deletes the keys that lived under one, as if it had expired while the
 // broker was down (the restarted broker grants a new lease).
 //

@@ -123,8 +123,13 @@ Status EtcdClient::call(std::string_view what, Idempotence idempotence, const At
     for (size_t i = 0; i < n && Clock::now() < deadline; ++i) {
       const size_t index = (start + i) % n;
       const Stubs& s = *stubs_[index];
-      // Fails fast below when the channel did not connect.
-      wait_connected(index, deadline);
+      // The attempt fails fast when the channel did not connect, unless the
+      // deadline passed while connecting: then nothing was sent.
+      if (!wait_connected(index, deadline) && Clock::now() >= deadline) {
+        if (!failures.empty()) failures += "; ";
+        failures += s.endpoint + ": not connected before the deadline";
+        break;
+      }
       grpc::ClientContext ctx;
       ctx.set_deadline(deadline);
       grpc::Status status = attempt(s, ctx);

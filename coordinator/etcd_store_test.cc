@@ -124,8 +124,8 @@ TEST_F(EtcdStoreTest, AWatchResyncsAfterACompactionPastItsRevisionWhileCutOff) {
 }
 
 TEST_F(EtcdStoreTest, CallsAndWatchesFailOverToTheSecondEndpoint) {
-  const std::string dead = "127.0.0.1:" + std::to_string(EtcdProcess::free_port());
-  auto store = open_store({dead, etcd_->endpoint()});
+  testing::DeadPort dead;
+  auto store = open_store({dead.endpoint(), etcd_->endpoint()});
   ASSERT_NE(store, nullptr);
   ASSERT_EQ(store->put("/f/a", "1", MetadataStore::kAbsent).value(), 1);
   EXPECT_EQ(store->get("/f/a").value()->value, "1");
@@ -137,8 +137,8 @@ TEST_F(EtcdStoreTest, CallsAndWatchesFailOverToTheSecondEndpoint) {
 }
 
 TEST_F(EtcdStoreTest, NoEndpointAnsweringIsAnErrorNamingEtcdAndTheEndpoints) {
-  const std::string a = "127.0.0.1:" + std::to_string(EtcdProcess::free_port());
-  const std::string b = "127.0.0.1:" + std::to_string(EtcdProcess::free_port());
+  testing::DeadPort dead_a, dead_b;
+  const std::string a = dead_a.endpoint(), b = dead_b.endpoint();
   auto store = open_store({a, b}, 1000);
   ASSERT_NE(store, nullptr);
   auto r = store->get("/x");

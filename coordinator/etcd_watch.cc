@@ -163,9 +163,11 @@ class EtcdWatch : public std::enable_shared_from_this<EtcdWatch> {
           continue;
         case StreamEnd::kBroken: break;
       }
-      spdlog::warn("etcd at {}: the watch on {} broke: {} ({}); resuming from revision {} in {} ms",
-                   client_->stubs(index).endpoint, prefix_, status.error_message(),
-                   static_cast<int>(status.error_code()), tracker_->next_revision(), backoff_ms_);
+      spdlog::warn("{}; resuming from revision {} in {} ms",
+                   EtcdClient::to_error(status, client_->stubs(index).endpoint,
+                                        "the watch on " + prefix_ + " broke")
+                       .message(),
+                   tracker_->next_revision(), backoff_ms_);
       client_->failed(index);
       if (!pause(backoff_ms_)) return;
       backoff_ms_ = std::min(backoff_ms_ * 2, options_.retry_max_ms);

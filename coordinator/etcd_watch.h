@@ -14,8 +14,8 @@
 //     delivers the differences (WatchTracker::resync) and watches from the
 //     read's revision + 1.
 //
-// Cancelling interrupts a stream at once; a read in progress ends within the
-// call timeout.
+// Cancelling interrupts a stream at once; a read or a connection attempt in
+// progress ends within the call timeout, so cancel() may wait that long.
 #pragma once
 
 #include <memory>

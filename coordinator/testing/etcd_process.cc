@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,9 +25,8 @@ namespace {
 
 constexpr const char* kEtcd = "/usr/bin/etcd";
 
-}  // namespace
-
-uint16_t EtcdProcess::free_port() {
+// A TCP socket bound to a free loopback port, not listening; sets `port`.
+int bind_free_port(uint16_t& port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   STRATA_CHECK(fd >= 0, "socket: {}", errno);
   sockaddr_in addr{};
@@ -39,8 +38,28 @@ uint16_t EtcdProcess::free_port() {
   socklen_t len = sizeof(addr);
   STRATA_CHECK(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0, "getsockname: {}",
                errno);
-  ::close(fd);
-  return ntohs(addr.sin_port);
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
+}  // namespace
+
+uint16_t EtcdProcess::free_port() {
+  uint16_t port = 0;
+  ::close(bind_free_port(port));
+  return port;
+}
+
+DeadPort::DeadPort() {
+  fd_ = bind_free_port(port_);
+}
+
+DeadPort::~DeadPort() {
+  ::close(fd_);
+}
+
+std::string DeadPort::endpoint() const {
+  return fmt::format("127.0.0.1:{}", port_);
 }
 
 Result<std::unique_ptr<EtcdProcess>> EtcdProcess::start(std::filesystem::path data_dir) {
@@ -86,18 +105,25 @@ Status EtcdProcess::launch() {
   argv.push_back(nullptr);
 
   const std::string log = data_dir_.string() + ".log";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  int rc = ::posix_spawn(&pid_, kEtcd, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    pid_ = -1;
-    return Error::io(rc, std::string("spawn ") + kEtcd);
+  // fork rather than posix_spawn, to set a parent-death signal: an etcd
+  // never outlives a test process that was killed (a ctest timeout). The
+  // child calls only async-signal-safe functions before exec.
+  const pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) return Error::io(errno, std::string("fork for ") + kEtcd);
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (in < 0 || out < 0 || ::dup2(in, STDIN_FILENO) < 0 || ::dup2(out, STDOUT_FILENO) < 0 ||
+        ::dup2(out, STDERR_FILENO) < 0) {
+      ::_exit(127);
+    }
+    ::execve(kEtcd, argv.data(), environ);
+    ::_exit(127);
   }
+  pid_ = pid;
   return wait_ready();
 }
 

@@ -60,4 +60,20 @@ class EtcdProcess {
   pid_t pid_ = -1;
 };
 
+// A loopback port bound, never listened on, for as long as the object
+// lives: connections to it are refused, and no other test can take it.
+class DeadPort {
+ public:
+  DeadPort();
+  ~DeadPort();
+  DeadPort(const DeadPort&) = delete;
+  DeadPort& operator=(const DeadPort&) = delete;
+  // "127.0.0.1:<port>"
+  std::string endpoint() const;
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
 }  // namespace strata::coordinator::testing
