@@ -26,6 +26,7 @@ std::string_view errc_name(Errc code) {
     case Errc::kUnsupportedCompression: return "UnsupportedCompression";
     case Errc::kOffsetOutOfRange: return "OffsetOutOfRange";
     case Errc::kLogFailed: return "LogFailed";
+    case Errc::kUnavailable: return "Unavailable";
     case Errc::kNotLeader: return "NotLeader";
     case Errc::kFencedLeaderEpoch: return "FencedLeaderEpoch";
     case Errc::kUnknownLeaderEpoch: return "UnknownLeaderEpoch";

@@ -21,6 +21,7 @@ enum class Errc {
   kCorruption,  // stored bytes failed a check
   kShutdown,    // the component is stopping and takes no more work
   kInternal,
+  kUnavailable,  // a service the broker depends on (etcd) did not answer in time
   // Record batches (engine/record_batch.h).
   kCorruptMessage,          // CRC mismatch
   kInvalidRecord,           // counts, deltas or lengths inconsistent

@@ -41,7 +41,7 @@ Errc errc_of(grpc::StatusCode code) {
     // etcd not reached or not able to serve (no leader, out of space).
     case grpc::StatusCode::UNAVAILABLE:
     case grpc::StatusCode::DEADLINE_EXCEEDED:
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return Errc::kIoError;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return Errc::kUnavailable;
     case grpc::StatusCode::CANCELLED: return Errc::kShutdown;
     default: return Errc::kInternal;
   }
@@ -140,7 +140,7 @@ Status EtcdClient::call(std::string_view what, Idempotence idempotence, const At
       const auto code = status.error_code();
       if (code == grpc::StatusCode::DEADLINE_EXCEEDED && idempotence == kNotIdempotent) {
         failed(index);
-        return Error(Errc::kIoError,
+        return Error(Errc::kUnavailable,
                      fmt::format("etcd at {}: {} did not complete within {} ms and may or may "
                                  "not have been applied: {}",
                                  s.endpoint, what, call_timeout_ms_, describe(status)));
@@ -159,7 +159,7 @@ Status EtcdClient::call(std::string_view what, Idempotence idempotence, const At
     pause = std::min(pause * 2, std::chrono::milliseconds(500));
   }
   failed(start);
-  return Error(Errc::kIoError,
+  return Error(Errc::kUnavailable,
                fmt::format("etcd unreachable: no endpoint answered {} within {} ms ({})", what,
                            call_timeout_ms_, failures.empty() ? "no attempt" : failures));
 }

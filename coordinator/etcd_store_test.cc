@@ -143,14 +143,14 @@ TEST_F(EtcdStoreTest, NoEndpointAnsweringIsAnErrorNamingEtcdAndTheEndpoints) {
   ASSERT_NE(store, nullptr);
   auto r = store->get("/x");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().code(), Errc::kIoError);
+  EXPECT_EQ(r.error().code(), Errc::kUnavailable);
   const std::string& msg = r.error().message();
   EXPECT_NE(msg.find("etcd unreachable"), std::string::npos) << msg;
   EXPECT_NE(msg.find(a), std::string::npos) << msg;
   EXPECT_NE(msg.find(b), std::string::npos) << msg;
   auto put = store->put("/x", "1", MetadataStore::kAny);
   ASSERT_FALSE(put.ok());
-  EXPECT_EQ(put.error().code(), Errc::kIoError);
+  EXPECT_EQ(put.error().code(), Errc::kUnavailable);
   // A watch of an unreachable cluster calls nothing and cancels.
   EventLog log;
   WatchHandle w = store->watch("/x", 0, log.callback());

@@ -80,6 +80,7 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kIoError:
     case Errc::kCorruption:
     case Errc::kLogFailed: return ErrorCode::kKafkaStorageError;
+    case Errc::kUnavailable: return ErrorCode::kRequestTimedOut;
     case Errc::kNotLeader: return ErrorCode::kNotLeaderOrFollower;
     case Errc::kFencedLeaderEpoch: return ErrorCode::kFencedLeaderEpoch;
     case Errc::kUnknownLeaderEpoch: return ErrorCode::kUnknownLeaderEpoch;
