@@ -157,5 +157,27 @@ TEST_F(RegistrationTest, TheOldestCandidateControlsAndADeposedControllerChangesN
   EXPECT_TRUE(eb.leads());
 }
 
+TEST_F(RegistrationTest, ANewIncarnationCampaignsAgainBehindTheCandidatesAlreadyThere) {
+  a_ = make(1, 9092);
+  b_ = make(2, 9093);
+  ASSERT_TRUE(a_->register_now().ok());
+  ASSERT_TRUE(b_->register_now().ok());
+  ControllerElection ea(*store_, 1), eb(*store_, 2);
+  ASSERT_TRUE(ea.campaign(a_->lease()).ok());
+  ASSERT_TRUE(ea.campaign(a_->lease()).ok());  // the same lease: nothing changes
+  ASSERT_TRUE(eb.campaign(b_->lease()).ok());
+  ASSERT_EQ(ea.refresh().value()->node_id, 1);
+  // Broker 1 comes back under a new lease while its old key is still there.
+  a_->stop();
+  ASSERT_TRUE(a_->register_now().ok());
+  ASSERT_TRUE(store_->put("/strata/controller/1", "1", MetadataStore::kAbsent, kNoLease).ok());
+  ASSERT_TRUE(ea.campaign(a_->lease()).ok());
+  auto key = store_->get("/strata/controller/1").value();
+  ASSERT_TRUE(key.has_value());
+  EXPECT_EQ(key->lease, a_->lease());
+  EXPECT_EQ(ea.refresh().value()->node_id, 2);  // queued behind broker 2
+  EXPECT_FALSE(ea.leads());
+}
+
 }  // namespace
 }  // namespace strata::coordinator

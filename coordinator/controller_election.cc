@@ -12,14 +12,12 @@ std::string ControllerElection::key() const {
 
 Status ControllerElection::campaign(LeaseId lease) {
   auto k = key();
-  // Replace a key of an older lease (an earlier incarnation's) in one step:
-  // the new key gets a fresh create_revision, so it queues behind the
-  // candidates that are already there.
-  Txn txn;
-  txn.success = {TxnOp::erase(k)};
   STRATA_ASSIGN_OR_RETURN(auto current, store_.get(k));
   if (current && current->lease == lease) return ok_status();
-  if (current) STRATA_TRY(store_.txn(txn));
+  // A key of an older lease (an earlier incarnation's) goes first: the new
+  // key gets a fresh create_revision, so it queues behind the candidates
+  // that are already there.
+  if (current) STRATA_TRY(store_.erase(k, current->version));
   STRATA_TRY(store_.put(k, std::to_string(node_id_), MetadataStore::kAbsent, lease));
   epoch_ = 0;
   return ok_status();

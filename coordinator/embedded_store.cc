@@ -1,5 +1,7 @@
 #include "coordinator/embedded_store.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -125,8 +127,7 @@ Result<TxnResult> EmbeddedStore::txn(const Txn& txn) {
   for (const auto& op : ops) {
     if (op.kind != TxnOp::Kind::kGet) writes = true;
     if (op.kind == TxnOp::Kind::kPut && op.lease != kNoLease && leases_.count(op.lease) == 0) {
-      return Error(Errc::kNotFound,
-                   fmt::format("lease {} not found (expired or revoked)", op.lease));
+      return lease_not_found(op.lease);
     }
   }
   // A writing branch works on a copy, which becomes the state only once it
@@ -210,9 +211,7 @@ void EmbeddedStore::apply_locked(std::map<std::string, Entry> next,
 }
 
 Result<Lease> EmbeddedStore::grant(int64_t ttl_ms) {
-  if (ttl_ms <= 0) {
-    return Error(Errc::kInvalidArgument, fmt::format("lease TTL {} ms is not positive", ttl_ms));
-  }
+  STRATA_TRY(check_lease_ttl(ttl_ms));
   std::lock_guard lock(mu_);
   expire_leases_locked();
   LeaseId id = kNoLease;
@@ -229,7 +228,7 @@ Result<int64_t> EmbeddedStore::keep_alive(LeaseId id) {
   expire_leases_locked();
   auto it = leases_.find(id);
   if (it == leases_.end()) {
-    return Error(Errc::kNotFound, fmt::format("lease {} not found (expired or revoked)", id));
+    return lease_not_found(id);
   }
   it->second.deadline_ms = clock_.steady_ms() + it->second.ttl_ms;
   return it->second.ttl_ms;
@@ -239,7 +238,7 @@ Status EmbeddedStore::revoke(LeaseId id) {
   std::lock_guard lock(mu_);
   expire_leases_locked();
   if (leases_.count(id) == 0) {
-    return Error(Errc::kNotFound, fmt::format("lease {} not found (expired or revoked)", id));
+    return lease_not_found(id);
   }
   return end_lease_locked(id);
 }
@@ -267,13 +266,13 @@ Status EmbeddedStore::end_lease_locked(LeaseId id) {
   auto it = leases_.find(id);
   std::set<std::string> keys = std::move(it->second.keys);
   leases_.erase(it);
+  if (keys.empty()) return ok_status();  // nothing lived under it: no new revision
   std::map<std::string, Entry> next = entries_;
   std::vector<WatchEvent> events;
   for (const auto& key : keys) {
     next.erase(key);
     events.push_back(erased_event(key, revision_ + 1));
   }
-  if (events.empty()) return ok_status();
   Status persisted = write_store_file(path_, revision_ + 1, next);
   apply_locked(std::move(next), std::move(events));
   return persisted;
@@ -325,9 +324,11 @@ bool EmbeddedStore::next_batch_locked(Watch& w, std::vector<WatchEvent>& out) {
     return !out.empty();
   }
   std::vector<WatchEvent> events;
-  for (const auto& rec : history_) {
-    if (rec.revision < next) continue;
-    for (const auto& ev : rec.events) {
+  // The history is in revision order: start at `next`, not at its front.
+  auto from = std::lower_bound(history_.begin(), history_.end(), next,
+                               [](const Revision& r, int64_t rev) { return r.revision < rev; });
+  for (auto rec = from; rec != history_.end(); ++rec) {
+    for (const auto& ev : rec->events) {
       if (ev.entry.key.starts_with(w.prefix)) events.push_back(ev);
     }
   }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "coordinator/etcd_codec.h"
+
 namespace strata::coordinator {
 namespace {
 
@@ -162,6 +164,16 @@ Status EtcdClient::call(std::string_view what, Idempotence idempotence, const At
   return Error(Errc::kUnavailable,
                fmt::format("etcd unreachable: no endpoint answered {} within {} ms ({})", what,
                            call_timeout_ms_, failures.empty() ? "no attempt" : failures));
+}
+
+Result<Listing> read_prefix(EtcdClient& client, const std::string& prefix, std::string_view what) {
+  auto req = prefix_range_request(prefix);
+  etcdserverpb::RangeResponse resp;
+  STRATA_TRY(client.call(fmt::format("{} {}", what, prefix), EtcdClient::kIdempotent,
+                         [&](const EtcdClient::Stubs& s, grpc::ClientContext& ctx) {
+                           return s.kv->Range(&ctx, req, &resp);
+                         }));
+  return to_listing(resp);
 }
 
 }  // namespace strata::coordinator

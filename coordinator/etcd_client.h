@@ -30,6 +30,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "base/result.h"
+#include "coordinator/metadata_store.h"
 #include "etcd/rpc.grpc.pb.h"
 
 namespace strata::coordinator {
@@ -73,5 +74,9 @@ class EtcdClient {
   const int64_t call_timeout_ms_;
   std::atomic<size_t> current_{0};
 };
+
+// Every entry under `prefix` at the current revision (one idempotent Range
+// call); `what` names the read in errors.
+Result<Listing> read_prefix(EtcdClient& client, const std::string& prefix, std::string_view what);
 
 }  // namespace strata::coordinator

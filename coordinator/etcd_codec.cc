@@ -66,10 +66,9 @@ void set_prefix_range(std::string_view prefix, std::string* key, std::string* ra
   *range_end = std::move(end);
 }
 
-etcdserverpb::RangeRequest prefix_range_request(std::string_view prefix, int64_t revision) {
+etcdserverpb::RangeRequest prefix_range_request(std::string_view prefix) {
   etcdserverpb::RangeRequest req;
   set_prefix_range(prefix, req.mutable_key(), req.mutable_range_end());
-  req.set_revision(revision);
   return req;
 }
 

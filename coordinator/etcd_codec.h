@@ -17,7 +17,7 @@ namespace strata::coordinator {
 void set_prefix_range(std::string_view prefix, std::string* key, std::string* range_end);
 
 // A read of every key under `prefix` as of `revision` (0: the latest).
-etcdserverpb::RangeRequest prefix_range_request(std::string_view prefix, int64_t revision);
+etcdserverpb::RangeRequest prefix_range_request(std::string_view prefix);
 
 Entry to_entry(const mvccpb::KeyValue& kv);
 WatchEvent to_event(const mvccpb::Event& event);

@@ -40,13 +40,7 @@ Result<std::optional<Entry>> EtcdStore::get(const std::string& key) {
 }
 
 Result<Listing> EtcdStore::range(const std::string& prefix) {
-  auto req = prefix_range_request(prefix, 0);
-  etcdserverpb::RangeResponse resp;
-  STRATA_TRY(client_->call("Range of prefix " + prefix, EtcdClient::kIdempotent,
-                           [&](const EtcdClient::Stubs& s, grpc::ClientContext& ctx) {
-                             return s.kv->Range(&ctx, req, &resp);
-                           }));
-  return to_listing(resp);
+  return read_prefix(*client_, prefix, "Range of prefix");
 }
 
 Result<TxnResult> EtcdStore::txn(const Txn& txn) {
@@ -65,9 +59,7 @@ Result<TxnResult> EtcdStore::txn(const Txn& txn) {
 }
 
 Result<Lease> EtcdStore::grant(int64_t ttl_ms) {
-  if (ttl_ms <= 0) {
-    return Error(Errc::kInvalidArgument, fmt::format("lease TTL {} ms is not positive", ttl_ms));
-  }
+  STRATA_TRY(check_lease_ttl(ttl_ms));
   etcdserverpb::LeaseGrantRequest req;
   req.set_ttl((ttl_ms + 999) / 1000);
   etcdserverpb::LeaseGrantResponse resp;
@@ -98,7 +90,7 @@ Result<int64_t> EtcdStore::keep_alive(LeaseId id) {
                              return stream->Finish();
                            }));
   if (resp.ttl() <= 0) {
-    return Error(Errc::kNotFound, fmt::format("etcd lease {} not found (expired or revoked)", id));
+    return lease_not_found(id);
   }
   return resp.ttl() * 1000;
 }

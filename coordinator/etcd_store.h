@@ -7,7 +7,7 @@
 // Every call blocks until etcd answers, for at most call_timeout_ms per
 // endpoint tried; it tries the endpoint that answered last first and, while
 // endpoints are unreachable, the others (EtcdClient says which failures move
-// on). Errors name etcd and the endpoint: kIoError when etcd could not be
+// on). Errors name etcd and the endpoint: kUnavailable when etcd could not be
 // reached or did not answer in time, kNotFound for a missing lease,
 // kInvalidArgument for a request etcd refused (a transaction writing a key
 // twice, a compaction past the current revision).

@@ -56,15 +56,7 @@ class EtcdWatch : public std::enable_shared_from_this<EtcdWatch> {
     return !cv_.wait_for(lock, std::chrono::milliseconds(ms), [&] { return cancelled_; });
   }
 
-  Result<Listing> read() {
-    etcdserverpb::RangeResponse resp;
-    auto req = prefix_range_request(prefix_, 0);
-    STRATA_TRY(client_->call("Range of watched prefix " + prefix_, EtcdClient::kIdempotent,
-                             [&](const EtcdClient::Stubs& s, grpc::ClientContext& ctx) {
-                               return s.kv->Range(&ctx, req, &resp);
-                             }));
-    return to_listing(resp);
-  }
+  Result<Listing> read() { return read_prefix(*client_, prefix_, "Range of watched prefix"); }
 
   void deliver(const std::vector<WatchEvent>& events) {
     if (events.empty() || cancelled()) return;

@@ -83,6 +83,15 @@ Result<int64_t> MetadataStore::put(const std::string& key, const std::string& va
   return written->version;
 }
 
+Error lease_not_found(LeaseId id) {
+  return Error(Errc::kNotFound, fmt::format("lease {} not found (expired or revoked)", id));
+}
+
+Status check_lease_ttl(int64_t ttl_ms) {
+  if (ttl_ms > 0) return ok_status();
+  return Error(Errc::kInvalidArgument, fmt::format("lease TTL {} ms is not positive", ttl_ms));
+}
+
 Status MetadataStore::erase(const std::string& key, int64_t expected) {
   Txn t;
   if (expected != kAny) t.compares.push_back(Compare::version(key, Compare::kEqual, expected));

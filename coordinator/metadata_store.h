@@ -145,6 +145,10 @@ struct WatchEvent {
 // revision of the re-read).
 using WatchCallback = std::function<void(const std::vector<WatchEvent>& events)>;
 
+// The errors both stores give for a lease that is gone and a bad TTL.
+Error lease_not_found(LeaseId id);
+Status check_lease_ttl(int64_t ttl_ms);
+
 class MetadataStore {
  public:
   // Expected versions for put() and erase().

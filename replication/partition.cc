@@ -34,12 +34,14 @@ Offset Partition::high_watermark() const {
                                                                  : log_->log_end_offset();
 }
 
+Status Partition::require_leader() const {
+  if (role_ == Role::kLeader) return ok_status();
+  return Error(Errc::kNotLeader, fmt::format("this broker does not lead {}-{}", topic_, id_));
+}
+
 void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& options,
                        std::function<void(Result<AppendResult>)> done) {
-  if (role_ != Role::kLeader) {
-    return done(
-        Error(Errc::kNotLeader, fmt::format("this broker does not lead {}-{}", topic_, id_)));
-  }
+  if (auto st = require_leader(); !st) return done(st.error());
   if (batches.empty()) return done(Error(Errc::kInvalidRecord, "empty record set"));
 
   // Topic compression (compression.type other than producer): the batches
@@ -107,11 +109,10 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
 }
 
 Result<Offset> Partition::delete_records(Offset offset) {
-  if (role_ != Role::kLeader) {
-    return Error(Errc::kNotLeader, fmt::format("this broker does not lead {}-{}", topic_, id_));
-  }
+  STRATA_TRY(require_leader());
   if (offset < Offset(0) || offset > high_watermark()) {
-    return Error(Errc::kOffsetOutOfRange, fmt::format("{} is beyond the high watermark {} of {}-{}",
+    return Error(Errc::kOffsetOutOfRange, fmt::format("{} is outside [0, {}] (the high watermark) "
+                                                      "of {}-{}",
                                                       offset, high_watermark(), topic_, id_));
   }
   if (offset > log_->log_start_offset()) {

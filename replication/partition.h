@@ -122,6 +122,8 @@ class Partition {
   void close(std::function<void(Status)> done) { log_->close(std::move(done)); }
 
  private:
+  // kNotLeader unless this replica leads.
+  Status require_leader() const;
   void after_append(int64_t records);
   void notify();
   // Re-encodes `batches` in the topic's compression.type (unless "producer").

@@ -86,13 +86,12 @@ void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
                        [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
   std::vector<int64_t> timestamps;
   std::vector<int32_t> leader_epochs;
+  std::vector<std::pair<size_t, size_t>> at;
   for (const auto& w : where) {
     timestamps.push_back(w.request->timestamp);
     leader_epochs.push_back(w.state->leader_epoch);
-  }
-  std::vector<std::pair<size_t, size_t>> at;
-  for (const auto& w : where)
     at.emplace_back(w.topic, w.partition);
+  }
   int16_t v = out.version();
   run_on_owners<OffsetAnswer>(
       ctx.broker, ctx.shard.id(), uids,
