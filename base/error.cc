@@ -28,6 +28,7 @@ std::string_view errc_name(Errc code) {
     case Errc::kLogFailed: return "LogFailed";
     case Errc::kUnavailable: return "Unavailable";
     case Errc::kNotLeader: return "NotLeader";
+    case Errc::kNotController: return "NotController";
     case Errc::kFencedLeaderEpoch: return "FencedLeaderEpoch";
     case Errc::kUnknownLeaderEpoch: return "UnknownLeaderEpoch";
     case Errc::kInvalidConfig: return "InvalidConfig";

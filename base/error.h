@@ -38,6 +38,7 @@ enum class Errc {
   kNotLeader,           // this broker's replica of the partition does not lead it
   kFencedLeaderEpoch,   // the caller's leader epoch is older than the replica's
   kUnknownLeaderEpoch,  // the caller's leader epoch is newer than the replica's
+  kNotController,       // a cluster change asked of a broker that is not the controller
   // Configuration and topic administration.
   kInvalidConfig,
   kInvalidTopic,              // a topic name Kafka would refuse

@@ -48,7 +48,7 @@ int64_t BrokerRegistration::trust_ms() const {
 }
 
 bool BrokerRegistration::lease_valid() const {
-  return registered() && clock_.steady_ms() - renewed_at_ms_ < trust_ms();
+  return clock_.steady_ms() < trusted_until_ms();
 }
 
 Status BrokerRegistration::register_now() {
@@ -100,6 +100,7 @@ void BrokerRegistration::schedule() {
   timer_ = timers_.schedule(options_.session_timeout_ms / 3, [this] {
     timer_ = 0;
     keep_alive();
+    if (on_keep_alive_) on_keep_alive_();
     if (running_) schedule();
   });
 }

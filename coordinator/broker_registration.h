@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "base/clock.h"
@@ -65,6 +66,13 @@ class BrokerRegistration {
   bool lease_valid() const;
   // The longest a lease is trusted after its last renewal was sent.
   int64_t trust_ms() const;
+  // The steady time until which the broker may act as a leader (0 while
+  // it is not registered): lease_valid() is steady_ms() < this.
+  int64_t trusted_until_ms() const { return registered() ? renewed_at_ms_ + trust_ms() : 0; }
+
+  // `fn` runs after every keep-alive attempt (renewed, failed, or
+  // registered again as a new epoch), on the timers' thread.
+  void on_keep_alive(std::function<void()> fn) { on_keep_alive_ = std::move(fn); }
 
  private:
   void keep_alive();
@@ -80,6 +88,7 @@ class BrokerRegistration {
   int64_t renewed_at_ms_ = 0;  // steady time the last successful renewal was sent
   TimerId timer_ = 0;
   bool running_ = false;
+  std::function<void()> on_keep_alive_;
 };
 
 }  // namespace strata::coordinator

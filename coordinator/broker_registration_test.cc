@@ -142,7 +142,7 @@ TEST_F(RegistrationTest, TheOldestCandidateControlsAndADeposedControllerChangesN
   EXPECT_TRUE(ea.leads());
   auto stale = ea.guarded_txn({.success = {TxnOp::put("/strata/x", "a2")}});
   ASSERT_FALSE(stale.ok());
-  EXPECT_EQ(stale.error().code(), Errc::kNotLeader);
+  EXPECT_EQ(stale.error().code(), Errc::kNotController);
   EXPECT_FALSE(ea.leads());
   EXPECT_EQ(store_->get("/strata/x").value()->value, "a1");
   ASSERT_TRUE(eb.guarded_txn({.success = {TxnOp::put("/strata/x", "b1")}}).value().succeeded);

@@ -40,7 +40,7 @@ Result<std::optional<ControllerLeader>> ControllerElection::refresh() {
 
 Result<TxnResult> ControllerElection::guarded_txn(Txn txn) {
   if (epoch_ == 0) {
-    return Error(Errc::kNotLeader, fmt::format("broker {} is not the controller", node_id_));
+    return Error(Errc::kNotController, fmt::format("broker {} is not the controller", node_id_));
   }
   txn.compares.insert(txn.compares.begin(),
                       Compare::create_revision(key(), Compare::kEqual, epoch_));
@@ -51,7 +51,7 @@ Result<TxnResult> ControllerElection::guarded_txn(Txn txn) {
   if (!mine || mine->create_revision != epoch_) {
     int64_t lost = epoch_;
     epoch_ = 0;
-    return Error(Errc::kNotLeader,
+    return Error(Errc::kNotController,
                  fmt::format("broker {} is no longer the controller of epoch {}", node_id_, lost));
   }
   r.results.erase(r.results.begin());  // the caller's own failure branch

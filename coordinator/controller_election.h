@@ -13,7 +13,7 @@
 // Every controller write goes through guarded_txn, which adds the compare
 // "my candidate key still has create_revision == epoch": a deposed
 // controller — its key gone with its lease, or replaced by a newer
-// incarnation's — changes nothing (kNotLeader), whatever it believes.
+// incarnation's — changes nothing (kNotController), whatever it believes.
 //
 // Thread-safety: one control thread; the store calls may block there.
 #pragma once
@@ -52,7 +52,7 @@ class ControllerElection {
   // This broker's controller epoch while it leads; 0 otherwise.
   int64_t epoch() const { return epoch_; }
 
-  // `txn` with the leadership guard. kNotLeader when this broker does not
+  // `txn` with the leadership guard. kNotController when this broker does not
   // lead at the epoch it last saw (then nothing was written); otherwise the
   // transaction's own result.
   Result<TxnResult> guarded_txn(Txn txn);

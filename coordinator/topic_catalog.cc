@@ -1,16 +1,19 @@
 #include "coordinator/topic_catalog.h"
 
+#include <charconv>
+#include <set>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "coordinator/broker_registration.h"
 #include "coordinator/partition_placement.h"
 #include "engine/topic_config.h"
 
 namespace strata::coordinator {
 namespace {
 
-constexpr std::string_view kTopicPrefix = "/strata/topics/";
 constexpr std::string_view kClusterIdKey = "/strata/cluster/id";
 constexpr std::string_view kNextNumberKey = "/strata/cluster/next_topic_number";
 constexpr int32_t kMaxPartitions = 100000;
@@ -56,23 +59,21 @@ PartitionState decode_state(const nlohmann::json& j) {
   return s;
 }
 
+// A topic record holds no states: each partition's is under its own key.
 std::string encode(const TopicInfo& t) {
-  nlohmann::json states = nlohmann::json::array();
-  for (const auto& s : t.states)
-    states.push_back(encode_state(s));
   nlohmann::json j = {{"name", t.name},
                       {"id", hex(t.id)},
                       {"number", t.number},
                       {"partitions", t.partitions},
                       {"replication_factor", t.replication_factor},
                       {"configs", t.configs},
-                      {"internal", t.internal},
-                      {"states", std::move(states)}};
+                      {"internal", t.internal}};
   return j.dump();
 }
 
-// `self`: the broker that hosts every partition of a record written before
-// partition states were stored.
+// A topic record. Records written before partition states had keys carry
+// them inline ("states"), or (older still) none: then `self` hosts every
+// partition.
 Result<TopicInfo> decode(const std::string& value, int32_t self) {
   try {
     auto j = nlohmann::json::parse(value);
@@ -103,6 +104,43 @@ Result<TopicInfo> decode(const std::string& value, int32_t self) {
   }
 }
 
+std::string partition_key(std::string_view topic, int32_t p) {
+  return fmt::format("{}{}/{}", kPartitionPrefix, topic, p);
+}
+
+std::string partition_state_value(const PartitionState& s) {
+  return encode_state(s).dump();
+}
+
+// "<topic>/<p>" of a partition key, or nullopt for a key of another shape.
+std::optional<std::pair<std::string, int32_t>> parse_partition_key(std::string_view key) {
+  auto rest = key.substr(kPartitionPrefix.size());
+  auto slash = rest.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return std::nullopt;
+  int32_t p = -1;
+  auto digits = rest.substr(slash + 1);
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), p);
+  if (ec != std::errc() || ptr != digits.data() + digits.size() || p < 0) return std::nullopt;
+  return std::make_pair(std::string(rest.substr(0, slash)), p);
+}
+
+// The controller among the candidates: the lowest create_revision.
+int32_t controller_of(const std::vector<const Entry*>& candidates) {
+  const Entry* best = nullptr;
+  int32_t id = -1;
+  for (const Entry* e : candidates) {
+    int32_t n = -1;
+    auto name = std::string_view(e->key).substr(kControllerPrefix.size());
+    auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), n);
+    if (ec != std::errc() || ptr != name.data() + name.size()) continue;
+    if (best == nullptr || e->create_revision < best->create_revision) {
+      best = e;
+      id = n;
+    }
+  }
+  return id;
+}
+
 // Every partition's state, for placement's balance.
 std::vector<PartitionState> all_states(const ClusterSnapshot& snap) {
   std::vector<PartitionState> out;
@@ -111,63 +149,104 @@ std::vector<PartitionState> all_states(const ClusterSnapshot& snap) {
   return out;
 }
 
-std::string random_cluster_id() {
-  return id_to_string(random_id());
-}
-
 }  // namespace
 
-Result<std::unique_ptr<TopicCatalog>> TopicCatalog::open(MetadataStore& store, BrokerInfo self) {
-  std::unique_ptr<TopicCatalog> c(new TopicCatalog(store, std::move(self)));
-  STRATA_TRY(c->load());
+Result<std::unique_ptr<TopicCatalog>> TopicCatalog::open(MetadataStore& store,
+                                                         ControllerElection& election,
+                                                         int32_t self_id) {
+  std::unique_ptr<TopicCatalog> c(new TopicCatalog(store, election, self_id));
+  // The first broker of a cluster names it; the others read the name.
+  STRATA_ASSIGN_OR_RETURN(auto id, store.get(std::string(kClusterIdKey)));
+  if (!id) {
+    auto named =
+        store.put(std::string(kClusterIdKey), id_to_string(random_id()), MetadataStore::kAbsent);
+    if (!named && named.error().code() != Errc::kAlreadyExists) return std::move(named).error();
+    if (named) spdlog::info("new cluster");
+  }
+  STRATA_TRY(c->refresh());
   return c;
 }
 
-Status TopicCatalog::load() {
-  std::lock_guard lock(mu_);
-  STRATA_ASSIGN_OR_RETURN(auto id, store_.get(std::string(kClusterIdKey)));
-  if (id) {
-    cluster_id_ = id->value;
-  } else {
-    cluster_id_ = random_cluster_id();
-    STRATA_TRY(store_.put(std::string(kClusterIdKey), cluster_id_, MetadataStore::kAbsent));
-    spdlog::info("new cluster {}", cluster_id_);
-  }
-  STRATA_ASSIGN_OR_RETURN(auto next, store_.get(std::string(kNextNumberKey)));
-  if (next) next_number_ = static_cast<uint32_t>(std::stoul(next->value));
-  std::map<std::string, std::shared_ptr<const TopicInfo>, std::less<>> topics;
-  STRATA_ASSIGN_OR_RETURN(auto entries, store_.list(std::string(kTopicPrefix)));
-  for (const auto& e : entries) {
-    STRATA_ASSIGN_OR_RETURN(TopicInfo t, decode(e.value, self_.node_id));
-    next_number_ = std::max(next_number_, t.number + 1);
-    versions_[t.name] = e.version;
-    std::string name = t.name;  // before t is moved from
-    topics.emplace(std::move(name), std::make_shared<const TopicInfo>(std::move(t)));
-  }
-  publish(std::move(topics));
-  return ok_status();
-}
+Status TopicCatalog::refresh() {
+  STRATA_TRY(election_.refresh());
+  STRATA_ASSIGN_OR_RETURN(auto listing, store_.range("/strata/"));
+  if (listing.revision == read_revision_) return ok_status();
 
-void TopicCatalog::publish(
-    std::map<std::string, std::shared_ptr<const TopicInfo>, std::less<>> topics) {
-  auto old = snapshot();
   auto next = std::make_shared<ClusterSnapshot>();
-  next->cluster_id = cluster_id_;
-  next->controller_id = self_.node_id;
-  next->brokers = {self_};
-  next->topics = std::move(topics);
-  next->version = old->version + 1;
-  std::atomic_store(&snapshot_, std::shared_ptr<const ClusterSnapshot>(std::move(next)));
-}
+  std::map<std::string, TopicInfo, std::less<>> topics;
+  std::map<std::string, std::map<int32_t, std::pair<PartitionState, int64_t>>, std::less<>> stored;
+  std::map<std::string, Revisions, std::less<>> revisions;
+  std::vector<const Entry*> candidates;
+  uint32_t next_number = 1;
+  int64_t next_number_version = 0;
+  for (const auto& e : listing.entries) {
+    std::string_view key = e.key;
+    if (key == kClusterIdKey) {
+      next->cluster_id = e.value;
+    } else if (key == kNextNumberKey) {
+      next_number = static_cast<uint32_t>(std::stoul(e.value));
+      next_number_version = e.version;
+    } else if (key.starts_with(kBrokersPrefix)) {
+      auto b = decode_broker(e.value);
+      if (!b) {
+        spdlog::warn("ignoring broker record {}: {}", e.key, b.error().to_string());
+        continue;
+      }
+      next->brokers.push_back(std::move(b).value());
+    } else if (key.starts_with(kControllerPrefix)) {
+      candidates.push_back(&e);
+    } else if (key.starts_with(kTopicPrefix)) {
+      STRATA_ASSIGN_OR_RETURN(TopicInfo t, decode(e.value, self_id_));
+      revisions[t.name].topic = e.mod_revision;
+      std::string name = t.name;
+      topics.emplace(std::move(name), std::move(t));
+    } else if (key.starts_with(kPartitionPrefix)) {
+      auto where = parse_partition_key(key);
+      if (!where) continue;
+      try {
+        stored[where->first][where->second] = {decode_state(nlohmann::json::parse(e.value)),
+                                               e.mod_revision};
+      } catch (const nlohmann::json::exception& ex) {
+        return Error(Errc::kCorruption, fmt::format("{} is not valid: {}", e.key, ex.what()));
+      }
+    }
+  }
+  for (auto& [name, t] : topics) {
+    next_number = std::max(next_number, t.number + 1);
+    auto it = stored.find(name);
+    if (it == stored.end()) continue;
+    for (auto& [p, state_rev] : it->second) {
+      if (p >= t.partitions) continue;  // left by a failed shrink: never read
+      t.states[static_cast<size_t>(p)] = state_rev.first;
+      revisions[name].partition[p] = state_rev.second;
+    }
+  }
+  std::sort(next->brokers.begin(), next->brokers.end(),
+            [](const BrokerInfo& a, const BrokerInfo& b) { return a.node_id < b.node_id; });
+  next->controller_id = controller_of(candidates);
+  for (auto& [name, t] : topics)
+    next->topics.emplace(name, std::make_shared<const TopicInfo>(std::move(t)));
+  next->version = static_cast<uint64_t>(listing.revision);
 
-Status TopicCatalog::store_topic(const TopicInfo& t, int64_t expected) {
-  STRATA_ASSIGN_OR_RETURN(int64_t version,
-                          store_.put(std::string(kTopicPrefix) + t.name, encode(t), expected));
-  versions_[t.name] = version;
+  read_revision_ = listing.revision;
+  next_number_ = next_number;
+  next_number_version_ = next_number_version;
+  revisions_ = std::move(revisions);
+  std::atomic_store(&snapshot_, std::shared_ptr<const ClusterSnapshot>(std::move(next)));
   return ok_status();
 }
 
-Result<std::shared_ptr<const TopicInfo>> TopicCatalog::find_locked(const std::string& name) const {
+Status TopicCatalog::write(Txn txn, std::string_view what) {
+  STRATA_ASSIGN_OR_RETURN(auto r, election_.guarded_txn(std::move(txn)));
+  if (!r.succeeded) {
+    (void)refresh();
+    return Error(Errc::kUnavailable,
+                 fmt::format("{}: the cluster metadata changed meanwhile; try again", what));
+  }
+  return refresh();
+}
+
+Result<std::shared_ptr<const TopicInfo>> TopicCatalog::find(const std::string& name) const {
   auto snap = snapshot();
   auto it = snap->topics.find(name);
   if (it == snap->topics.end()) {
@@ -179,7 +258,6 @@ Result<std::shared_ptr<const TopicInfo>> TopicCatalog::find_locked(const std::st
 Result<std::shared_ptr<const TopicInfo>> TopicCatalog::create_topic(
     const std::string& name, int32_t partitions, int16_t replication_factor,
     const std::map<std::string, std::string>& configs, bool validate_only, bool internal) {
-  std::lock_guard lock(mu_);
   if (auto why = invalid_topic_name(name)) return Error(Errc::kInvalidTopic, *why);
   if (!internal && name.starts_with("__")) {
     return Error(Errc::kInvalidTopic,
@@ -207,8 +285,14 @@ Result<std::shared_ptr<const TopicInfo>> TopicCatalog::create_topic(
   }
   if (replication_factor < 1 || static_cast<size_t>(replication_factor) > snap->brokers.size()) {
     return Error(Errc::kInvalidReplicationFactor,
-                 fmt::format("replication factor {} is not between 1 and the {} broker(s)",
+                 fmt::format("replication factor {} is not between 1 and the {} live broker(s)",
                              replication_factor, snap->brokers.size()));
+  }
+  if (replication_factor > 1) {
+    return Error(Errc::kInvalidReplicationFactor,
+                 fmt::format("replication factor {}: this version of Strata does not replicate "
+                             "partitions yet, so every topic has replication factor 1",
+                             replication_factor));
   }
   STRATA_TRY(engine::TopicConfig::from_map(configs));
   TopicInfo t;
@@ -223,34 +307,35 @@ Result<std::shared_ptr<const TopicInfo>> TopicCatalog::create_topic(
       t.states, place_partitions(snap->brokers, all_states(*snap), partitions, replication_factor));
   if (validate_only) return std::make_shared<const TopicInfo>(std::move(t));
 
-  STRATA_TRY(store_.put(std::string(kNextNumberKey), std::to_string(next_number_ + 1),
-                        MetadataStore::kAny));
-  ++next_number_;
-  STRATA_TRY(store_topic(t, MetadataStore::kAbsent));
-  auto info = std::make_shared<const TopicInfo>(std::move(t));
-  auto topics = snap->topics;
-  topics.emplace(name, info);
-  publish(std::move(topics));
-  spdlog::info("created topic {} ({} partition(s), id {})", name, partitions,
-               id_to_string(info->id));
-  return info;
+  auto topic_key = std::string(kTopicPrefix) + name;
+  Txn txn;
+  txn.compares = {
+      Compare::create_revision(topic_key, Compare::kEqual, 0),
+      Compare::version(std::string(kNextNumberKey), Compare::kEqual, next_number_version_)};
+  txn.success = {TxnOp::put(std::string(kNextNumberKey), std::to_string(t.number + 1)),
+                 TxnOp::put(topic_key, encode(t))};
+  for (int32_t p = 0; p < partitions; ++p)
+    txn.success.push_back(TxnOp::put(partition_key(name, p),
+                                     partition_state_value(t.states[static_cast<size_t>(p)])));
+  STRATA_TRY(write(std::move(txn), fmt::format("creating topic '{}'", name)));
+  spdlog::info("created topic {} ({} partition(s), id {})", name, partitions, id_to_string(t.id));
+  return find(name);
 }
 
 Status TopicCatalog::delete_topic(const std::string& name) {
-  std::lock_guard lock(mu_);
-  STRATA_TRY(find_locked(name));
-  STRATA_TRY(store_.erase(std::string(kTopicPrefix) + name, versions_[name]));
-  versions_.erase(name);
-  auto topics = snapshot()->topics;
-  topics.erase(name);
-  publish(std::move(topics));
+  STRATA_TRY(find(name));
+  auto topic_key = std::string(kTopicPrefix) + name;
+  Txn txn;
+  txn.compares = {Compare::mod_revision(topic_key, Compare::kEqual, revisions_[name].topic)};
+  txn.success = {TxnOp::erase(topic_key),
+                 TxnOp::erase_prefix(fmt::format("{}{}/", kPartitionPrefix, name))};
+  STRATA_TRY(write(std::move(txn), fmt::format("deleting topic '{}'", name)));
   spdlog::info("deleted topic {}", name);
   return ok_status();
 }
 
 Status TopicCatalog::add_partitions(const std::string& name, int32_t total, bool validate_only) {
-  std::lock_guard lock(mu_);
-  STRATA_ASSIGN_OR_RETURN(auto existing, find_locked(name));
+  STRATA_ASSIGN_OR_RETURN(auto existing, find(name));
   if (total <= existing->partitions) {
     return Error(
         Errc::kInvalidPartitions,
@@ -267,12 +352,16 @@ Status TopicCatalog::add_partitions(const std::string& name, int32_t total, bool
                                    existing->replication_factor));
   if (validate_only) return ok_status();
   TopicInfo t = *existing;
-  t.states.insert(t.states.end(), added.begin(), added.end());
   t.partitions = total;
-  STRATA_TRY(store_topic(t, versions_[name]));
-  auto topics = snapshot()->topics;
-  topics[name] = std::make_shared<const TopicInfo>(std::move(t));
-  publish(std::move(topics));
+  auto topic_key = std::string(kTopicPrefix) + name;
+  Txn txn;
+  txn.compares = {Compare::mod_revision(topic_key, Compare::kEqual, revisions_[name].topic)};
+  txn.success = {TxnOp::put(topic_key, encode(t))};
+  for (size_t i = 0; i < added.size(); ++i) {
+    int32_t p = existing->partitions + static_cast<int32_t>(i);
+    txn.success.push_back(TxnOp::put(partition_key(name, p), partition_state_value(added[i])));
+  }
+  STRATA_TRY(write(std::move(txn), fmt::format("adding partitions to '{}'", name)));
   spdlog::info("topic {} now has {} partitions", name, total);
   return ok_status();
 }
@@ -280,18 +369,55 @@ Status TopicCatalog::add_partitions(const std::string& name, int32_t total, bool
 Status TopicCatalog::set_configs(const std::string& name,
                                  const std::map<std::string, std::string>& configs,
                                  bool validate_only) {
-  std::lock_guard lock(mu_);
-  STRATA_ASSIGN_OR_RETURN(auto existing, find_locked(name));
+  STRATA_ASSIGN_OR_RETURN(auto existing, find(name));
   STRATA_TRY(engine::TopicConfig::from_map(configs));
   if (validate_only) return ok_status();
   TopicInfo t = *existing;
   t.configs = configs;
-  STRATA_TRY(store_topic(t, versions_[name]));
-  auto topics = snapshot()->topics;
-  topics[name] = std::make_shared<const TopicInfo>(std::move(t));
-  publish(std::move(topics));
+  auto topic_key = std::string(kTopicPrefix) + name;
+  Txn txn;
+  txn.compares = {Compare::mod_revision(topic_key, Compare::kEqual, revisions_[name].topic)};
+  txn.success = {TxnOp::put(topic_key, encode(t))};
+  STRATA_TRY(write(std::move(txn), fmt::format("changing the configs of '{}'", name)));
   spdlog::info("topic {} configs changed", name);
   return ok_status();
+}
+
+Status TopicCatalog::update_states(const std::vector<StateChange>& changes) {
+  if (changes.empty()) return ok_status();
+  Txn txn;
+  std::set<std::string> topics_compared;
+  for (const auto& c : changes) {
+    auto key = partition_key(c.topic, c.partition);
+    auto topic = revisions_.find(c.topic);
+    if (topic == revisions_.end()) {
+      return Error(Errc::kNotFound, fmt::format("topic '{}' does not exist", c.topic));
+    }
+    // The topic must still be the one the decision was made on, and the
+    // partition's state the one it read (0: not stored yet).
+    auto rev = topic->second.partition.find(c.partition);
+    if (topics_compared.insert(c.topic).second) {
+      txn.compares.push_back(Compare::mod_revision(std::string(kTopicPrefix) + c.topic,
+                                                   Compare::kEqual, topic->second.topic));
+    }
+    txn.compares.push_back(Compare::mod_revision(
+        key, Compare::kEqual, rev == topic->second.partition.end() ? 0 : rev->second));
+    txn.success.push_back(TxnOp::put(key, partition_state_value(c.next)));
+  }
+  return write(std::move(txn), "changing partition states");
+}
+
+std::vector<StateChange> TopicCatalog::unstored_states() const {
+  std::vector<StateChange> out;
+  auto snap = snapshot();
+  for (const auto& [name, t] : snap->topics) {
+    auto it = revisions_.find(name);
+    for (int32_t p = 0; p < t->partitions; ++p) {
+      bool stored = it != revisions_.end() && it->second.partition.count(p) != 0;
+      if (!stored) out.push_back({name, p, t->states[static_cast<size_t>(p)]});
+    }
+  }
+  return out;
 }
 
 }  // namespace strata::coordinator

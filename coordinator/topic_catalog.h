@@ -1,31 +1,65 @@
-// TopicCatalog: the cluster's topics — names, ids, partition counts, config
-// overrides — kept in the MetadataStore and published as ClusterSnapshots.
+// TopicCatalog: the cluster's metadata as this broker sees it — the live
+// brokers, the controller, the topics (names, ids, partition counts, config
+// overrides) and every partition's state — read from the MetadataStore and
+// published as ClusterSnapshots; and the controller's writes to it.
 //
-//   auto topic = catalog.create_topic("orders", 6, 1, {{"retention.ms", "-1"}}, false);
-//   auto snap = catalog.snapshot();          // any thread, lock-free for readers
+//   TopicCatalog::open(store, election, self_id)   // reads everything once
+//   catalog.refresh();                  // after a watch event: read again
+//   auto snap = catalog.snapshot();     // any thread, lock-free for readers
+//   catalog.create_topic("orders", 6, 1, {{"retention.ms", "-1"}}, false);
 //
-// Thread-safety: all methods may be called from any thread; mutations are
-// serialized and durable when they return (they write the store, which may
-// fsync: call them off the shard threads).
+// Layout in the store:
+//   /strata/cluster/id, /strata/cluster/next_topic_number
+//   /strata/brokers/<id>            registrations (broker_registration.h)
+//   /strata/controller/<id>         candidates (controller_election.h)
+//   /strata/topics/<name>           a topic, without its partitions' states
+//   /strata/partitions/<name>/<p>   one partition's PartitionState
+//
+// Every write is a transaction guarded by the controller epoch (through
+// ControllerElection::guarded_txn) and compares the keys it changes against
+// the revisions the last refresh read: a broker that is not the controller
+// changes nothing (kNotController), and a write based on a stale view
+// changes nothing either (kUnavailable: refresh and decide again). So only
+// the controller writes the catalog, and never over a change it has not seen.
+//
+// Thread-safety: snapshot() from any thread; everything else from one
+// control thread (the store calls block: never on a shard).
 #pragma once
 
 #include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "coordinator/cluster_metadata.h"
+#include "coordinator/controller_election.h"
 #include "coordinator/metadata_store.h"
 
 namespace strata::coordinator {
 
+inline constexpr std::string_view kTopicPrefix = "/strata/topics/";
+inline constexpr std::string_view kPartitionPrefix = "/strata/partitions/";
+
+// A new state for one partition (the controller's decision).
+struct StateChange {
+  std::string topic;
+  int32_t partition = 0;
+  PartitionState next;
+};
+
 class TopicCatalog {
  public:
-  static Result<std::unique_ptr<TopicCatalog>> open(MetadataStore& store, BrokerInfo self);
+  // `self_id`: this broker, which holds every partition of a topic record
+  // written before partition states were stored (single-broker data).
+  static Result<std::unique_ptr<TopicCatalog>> open(MetadataStore& store,
+                                                    ControllerElection& election, int32_t self_id);
 
   std::shared_ptr<const ClusterSnapshot> snapshot() const { return std::atomic_load(&snapshot_); }
+
+  // Reads the whole catalog again and publishes it if the store changed.
+  Status refresh();
 
   // Creates a topic. kAlreadyExists, kInvalidTopic, kInvalidPartitions,
   // kInvalidReplicationFactor or kInvalidConfig on bad input; with
@@ -39,20 +73,34 @@ class TopicCatalog {
   // Replaces the topic's config overrides with `configs`.
   Status set_configs(const std::string& name, const std::map<std::string, std::string>& configs,
                      bool validate_only);
+  // Writes new partition states at once (each compared with the state the
+  // last refresh read). REQUIRES: each bumps the partition epoch.
+  Status update_states(const std::vector<StateChange>& changes);
+
+  // The partitions whose state is not stored under its own key yet (topic
+  // records from before partition states had keys), with the state they
+  // are assumed to have; the controller writes them.
+  std::vector<StateChange> unstored_states() const;
 
  private:
-  TopicCatalog(MetadataStore& store, BrokerInfo self) : store_(store), self_(std::move(self)) {}
-  Status load();
-  void publish(std::map<std::string, std::shared_ptr<const TopicInfo>, std::less<>> topics);
-  Result<std::shared_ptr<const TopicInfo>> find_locked(const std::string& name) const;
-  Status store_topic(const TopicInfo& t, int64_t expected);
+  struct Revisions {
+    int64_t topic = 0;                     // mod_revision of the topic record
+    std::map<int32_t, int64_t> partition;  // mod_revision of each stored state
+  };
+
+  TopicCatalog(MetadataStore& store, ControllerElection& election, int32_t self_id)
+      : store_(store), election_(election), self_id_(self_id) {}
+  Result<std::shared_ptr<const TopicInfo>> find(const std::string& name) const;
+  // Runs `txn` under the controller guard; a failed compare is a stale view.
+  Status write(Txn txn, std::string_view what);
 
   MetadataStore& store_;
-  BrokerInfo self_;
-  std::mutex mu_;  // serializes mutations
-  std::string cluster_id_;
+  ControllerElection& election_;
+  int32_t self_id_;
+  int64_t read_revision_ = 0;
   uint32_t next_number_ = 1;
-  std::map<std::string, int64_t> versions_;  // store version of each topic record
+  int64_t next_number_version_ = 0;
+  std::map<std::string, Revisions, std::less<>> revisions_;
   std::shared_ptr<const ClusterSnapshot> snapshot_ = std::make_shared<ClusterSnapshot>();
 };
 

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing/manual_timers.h"
 #include "base/testing/temp_dir.h"
 #include "coordinator/embedded_store.h"
+#include "coordinator/testing/cluster_member.h"
 
 namespace strata::coordinator {
 namespace {
@@ -12,13 +14,22 @@ class TopicCatalogTest : public ::testing::Test {
  protected:
   void SetUp() override { reopen(); }
   void reopen() {
-    catalog_.reset();
-    store_ = EmbeddedStore::open(dir_ / "meta.json").value();
-    catalog_ = TopicCatalog::open(*store_, BrokerInfo{1, "127.0.0.1", 9092, std::nullopt}).value();
+    catalog_ = nullptr;
+    member_.reset();
+    store_.reset();
+    store_ =
+        EmbeddedStore::open(dir_ / "meta.json", {.clock = &clock_, .lease_check_interval_ms = 0})
+            .value();
+    member_ = std::make_unique<testing::ClusterMember>(*store_, clock_, timers_, 1);
+    ASSERT_TRUE(member_->join().ok());
+    catalog_ = member_->catalog.get();
   }
   strata::testing::TempDir dir_;
+  ManualClock clock_;
+  strata::testing::ManualTimers timers_{clock_};
   std::unique_ptr<EmbeddedStore> store_;
-  std::unique_ptr<TopicCatalog> catalog_;
+  std::unique_ptr<testing::ClusterMember> member_;
+  TopicCatalog* catalog_ = nullptr;
 };
 
 TEST_F(TopicCatalogTest, CreatedTopicsSurviveReopenWithTheirIds) {
@@ -105,15 +116,57 @@ TEST_F(TopicCatalogTest, EveryPartitionHasAStateThatSurvivesReopen) {
 
 TEST_F(TopicCatalogTest, TopicRecordsWithoutStatesArePlacedOnThisBroker) {
   // A record as written before partition states were stored.
-  catalog_.reset();
   std::string old = R"({"name":"legacy","id":"000102030405060708090a0b0c0d0e0f","number":7,)"
                     R"("partitions":2,"replication_factor":1,"configs":{},"internal":false})";
   ASSERT_TRUE(store_->put("/strata/topics/legacy", old, MetadataStore::kAbsent).ok());
-  catalog_ = TopicCatalog::open(*store_, BrokerInfo{1, "127.0.0.1", 9092, std::nullopt}).value();
+  ASSERT_TRUE(catalog_->refresh().ok());
   const TopicInfo* t = catalog_->snapshot()->find("legacy");
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(t->states.size(), 2u);
   EXPECT_EQ(t->states[1], (PartitionState{{1}, 1, 0, {1}, 0}));
+  EXPECT_EQ(catalog_->unstored_states().size(), 2u);
+  // The controller stores them under their own keys, once.
+  EXPECT_EQ(member_->step().value(), 2u);
+  EXPECT_TRUE(catalog_->unstored_states().empty());
+  EXPECT_TRUE(store_->get("/strata/partitions/legacy/1").value().has_value());
+  EXPECT_EQ(member_->step().value(), 0u);
+  reopen();
+  EXPECT_EQ(catalog_->snapshot()->find("legacy")->states[1], (PartitionState{{1}, 1, 0, {1}, 0}));
+}
+
+TEST_F(TopicCatalogTest, InlineStatesOfTheLastFormatAreRead) {
+  std::string old = R"({"name":"inline","id":"000102030405060708090a0b0c0d0e0f","number":3,)"
+                    R"("partitions":1,"replication_factor":1,"configs":{},"internal":false,)"
+                    R"("states":[{"replicas":[1],"leader":1,"leader_epoch":4,"isr":[1],)"
+                    R"("partition_epoch":5}]})";
+  ASSERT_TRUE(store_->put("/strata/topics/inline", old, MetadataStore::kAbsent).ok());
+  ASSERT_TRUE(catalog_->refresh().ok());
+  EXPECT_EQ(catalog_->snapshot()->find("inline")->states[0], (PartitionState{{1}, 1, 4, {1}, 5}));
+}
+
+TEST_F(TopicCatalogTest, ABrokerThatIsNotTheControllerChangesNothing) {
+  testing::ClusterMember b(*store_, clock_, timers_, 2);
+  ASSERT_TRUE(b.join().ok());
+  EXPECT_EQ(b.catalog->snapshot()->controller_id, 1);
+  auto r = b.catalog->create_topic("t", 1, 1, {}, false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kNotController);
+  EXPECT_EQ(store_->get("/strata/topics/t").value(), std::nullopt);
+  // Both see both brokers once they read again.
+  ASSERT_TRUE(catalog_->refresh().ok());
+  EXPECT_EQ(catalog_->snapshot()->brokers.size(), 2u);
+}
+
+TEST_F(TopicCatalogTest, AWriteOnAStaleViewChangesNothing) {
+  ASSERT_TRUE(catalog_->create_topic("t", 1, 1, {}, false).ok());
+  // Someone else's change the catalog has not read (a controller of a
+  // moment ago): the write that would overwrite it is refused.
+  auto rec = store_->get("/strata/topics/t").value().value();
+  ASSERT_TRUE(store_->put("/strata/topics/t", rec.value, rec.version).ok());
+  auto st = catalog_->set_configs("t", {{"retention.ms", "5"}}, false);
+  EXPECT_EQ(st.code(), Errc::kUnavailable);
+  // Having read it, the same write goes through.
+  EXPECT_TRUE(catalog_->set_configs("t", {{"retention.ms", "5"}}, false).ok());
 }
 
 TEST_F(TopicCatalogTest, DeletedTopicsAreGoneAfterReopen) {

@@ -34,6 +34,7 @@ void PartitionManager::reconcile(const std::vector<ReplicaSpec>& wanted, const H
     if (auto* existing = find(spec.uid)) {
       existing->set_config(spec.config);
       existing->become(spec.role, spec.leader_epoch);
+      if (hooks.changed) hooks.changed(*existing);
       // A shorter flush.ms may now be due earlier than the timer.
       if (auto at = existing->flush_deadline()) schedule_flush(*at);
       continue;

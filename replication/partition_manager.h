@@ -45,6 +45,7 @@ class PartitionManager {
   struct Hooks {
     std::function<void(Partition&)> opened;   // after a replica is opened
     std::function<void(Partition&)> closing;  // before a replica is closed for good
+    std::function<void(Partition&)> changed;  // after a hosted replica took its spec's role
   };
 
   PartitionManager(engine::LogManager& logs, io::FileSystem& fs, boost::asio::io_context& io);

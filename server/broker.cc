@@ -47,7 +47,10 @@ Broker::~Broker() {
     if (listener_) run_on(shard(0), [&] { listener_->close(); });
     for (auto& s : shards_)
       s->stop();
-    if (control_) control_->stop();
+    if (control_) {
+      run_on(*control_, [&] { leave_cluster(); });
+      control_->stop();
+    }
   }
   listener_.reset();
   states_.clear();
@@ -135,6 +138,7 @@ Status Broker::open() {
   lo.fs = control_fs_.get();
   lo.cache_window_bytes = static_cast<uint64_t>(config_.log_cache_window_bytes);
   STRATA_ASSIGN_OR_RETURN(logs_, engine::LogManager::open(lo));
+  STRATA_TRY(wait_for_store());
   STRATA_ASSIGN_OR_RETURN(broker_configs_, coordinator::BrokerConfigStore::open(store_));
   {
     // Dynamic configs stored by an earlier run apply before any log opens.
@@ -170,9 +174,7 @@ Status Broker::open() {
   STRATA_ASSIGN_OR_RETURN(listener_, run_on(shard(0), [&] { return Listener::open(*this); }));
   if (config_.listen_port == 0) config_.listen_port = listener_->port();
 
-  coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
-                               config_.advertised_port_or_listen(), std::nullopt};
-  STRATA_ASSIGN_OR_RETURN(catalog_, coordinator::TopicCatalog::open(store_, self));
+  STRATA_TRY(run_on(*control_, [&] { return join_cluster(); }));
   remove_orphan_dirs();
 
   // Open (and recover) every partition, all shards in parallel.
@@ -186,6 +188,117 @@ Status Broker::open() {
                config_.node_id, snapshot()->topics.size(), config_.listen_host, port(), cores,
                config_.data_dir.string());
   return ok_status();
+}
+
+Status Broker::wait_for_store() {
+  // A store that does not answer yet (etcd starting, or down) is retried
+  // until the start-up timeout; it then fails the start.
+  int64_t deadline = clock_.steady_ms() + config_.metadata_startup_timeout_ms;
+  for (;;) {
+    auto r = store_.get("/strata/cluster/id");
+    if (r) return ok_status();
+    if (r.error().code() != Errc::kUnavailable || clock_.steady_ms() >= deadline) {
+      return Error(r.error().code(),
+                   fmt::format("the metadata store did not answer within "
+                               "metadata.startup.timeout.ms ({} ms): {}",
+                               config_.metadata_startup_timeout_ms, r.error().message()));
+    }
+    spdlog::warn("waiting for the metadata store ({} s left): {}",
+                 (deadline - clock_.steady_ms() + 999) / 1000, r.error().message());
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+Status Broker::join_cluster() {
+  control_timers_ = std::make_unique<io::AsioTimers>(control_->io());
+  coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
+                               config_.advertised_port_or_listen(), config_.rack};
+  registration_ = std::make_unique<coordinator::BrokerRegistration>(
+      store_, clock_, *control_timers_, self,
+      coordinator::BrokerRegistration::Options{config_.broker_session_timeout_ms});
+  STRATA_TRY(registration_->register_now());
+  registered_epoch_ = registration_->broker_epoch();
+  trusted_until_ms_ = registration_->trusted_until_ms();
+  election_ = std::make_unique<coordinator::ControllerElection>(store_, config_.node_id);
+  STRATA_TRY(election_->campaign(registration_->lease()));
+  STRATA_ASSIGN_OR_RETURN(catalog_,
+                          coordinator::TopicCatalog::open(store_, *election_, config_.node_id));
+  controller_ = std::make_unique<coordinator::Controller>(*catalog_, *election_);
+  if (auto n = controller_->converge(); !n) {
+    spdlog::warn("controller: {}", n.error().to_string());
+  } else {
+    STRATA_TRY(catalog_->refresh());
+  }
+  registration_->on_keep_alive([this] { after_keep_alive(); });
+  registration_->start();
+  watch_ = store_.watch("/strata/", 0, [this](const auto&) { schedule_refresh(); });
+  // What changed before the watch began.
+  STRATA_TRY(catalog_->refresh());
+  if (config_.auto_leader_rebalance) schedule_rebalance();
+  spdlog::info("broker {} joined cluster {} ({} live broker(s), controller {})", config_.node_id,
+               snapshot()->cluster_id, snapshot()->brokers.size(), snapshot()->controller_id);
+  return ok_status();
+}
+
+void Broker::leave_cluster() {
+  watch_.cancel();
+  if (registration_) registration_->stop();
+  registration_.reset();
+  trusted_until_ms_ = 0;
+  control_timers_.reset();
+}
+
+void Broker::schedule_refresh() {
+  if (refresh_queued_.exchange(true)) return;
+  control_->post([this] { refresh(); });
+}
+
+void Broker::refresh() {
+  refresh_queued_ = false;
+  if (stopping_ || !catalog_) return;
+  if (auto st = catalog_->refresh(); !st) {
+    // The store is unreachable: keep serving from the last view, and read
+    // again soon (the watch may have delivered its last news already).
+    spdlog::warn("reading the cluster metadata: {}; retrying", st.error().to_string());
+    control_timers_->schedule(1000, [this] { schedule_refresh(); });
+    return;
+  }
+  if (auto n = controller_->converge(); !n) {
+    spdlog::warn("controller: {}", n.error().to_string());
+    control_timers_->schedule(1000, [this] { schedule_refresh(); });
+  }
+  if (snapshot()->version != reconciled_version_.load()) reconcile_all([] {});
+}
+
+void Broker::after_keep_alive() {
+  trusted_until_ms_ = registration_->trusted_until_ms();
+  if (registration_->registered() && registration_->broker_epoch() != registered_epoch_) {
+    // A new incarnation (the old lease expired): campaign again under it.
+    registered_epoch_ = registration_->broker_epoch();
+    if (auto st = election_->campaign(registration_->lease()); !st)
+      spdlog::warn("campaigning for controller: {}", st.error().to_string());
+    schedule_refresh();
+  }
+}
+
+void Broker::schedule_rebalance() {
+  control_timers_->schedule(config_.leader_imbalance_check_interval_ms, [this] {
+    if (election_->leads()) {
+      if (auto r = controller_->elect_preferred({}); !r) {
+        spdlog::warn("preferred leader elections: {}", r.error().to_string());
+      }
+    }
+    schedule_rebalance();
+  });
+}
+
+void Broker::elect_preferred(
+    unsigned origin, std::vector<coordinator::PartitionRef> partitions,
+    std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done) {
+  control_->post([this, origin, partitions = std::move(partitions), done = std::move(done)] {
+    auto r = controller_->elect_preferred(partitions);
+    shard(origin).post([done, r = std::move(r)]() mutable { done(std::move(r)); });
+  });
 }
 
 void Broker::remove_orphan_dirs() {
@@ -218,6 +331,7 @@ void Broker::remove_orphan_dirs() {
 
 void Broker::reconcile_all(std::function<void()> done) {
   auto snap = snapshot();
+  reconciled_version_ = snap->version;
   auto remaining = std::make_shared<std::atomic<size_t>>(states_.size());
   auto shared_done = std::make_shared<std::function<void()>>(std::move(done));
   for (auto& st : states_) {
@@ -247,9 +361,13 @@ void Broker::ensure_offsets_topic(unsigned origin, std::function<void(Status)> d
       origin,
       [this] {
         if (snapshot()->find(coordinator::kOffsetsTopic) != nullptr) return ok_status();
+        // offsets.topic.replication.factor, capped by the live brokers as
+        // Kafka does on first use — and at 1 until partitions replicate.
+        auto live = static_cast<int16_t>(snapshot()->brokers.size());
+        int16_t rf = std::min<int16_t>({config_.offsets_topic_replication_factor, live, 1});
         // Compacted once compaction exists; 100 MiB segments as Kafka uses.
         auto r = catalog().create_topic(
-            std::string(coordinator::kOffsetsTopic), coordinator::kOffsetsPartitions, 1,
+            std::string(coordinator::kOffsetsTopic), coordinator::kOffsetsPartitions, rf,
             {{"cleanup.policy", "compact"}, {"segment.bytes", "104857600"}}, false,
             /*internal=*/true);
         if (!r && r.error().code() != Errc::kAlreadyExists) return Status(r.error());
@@ -275,6 +393,9 @@ Status Broker::stop() {
         [&] { listener_->drain_shard(st->id(), deadline, [&] { drained.set_value(); }); });
     f.get();
   }
+  // Leave the cluster once nothing is served any more: the lease goes and
+  // the controller moves leadership at once rather than after the TTL.
+  run_on(*control_, [&] { watch_.cancel(); });
   Status result = ok_status();
   for (auto& st : states_) {
     std::promise<Status> closed;
@@ -289,6 +410,7 @@ Status Broker::stop() {
   } else {
     spdlog::error("not marking a clean shutdown: {}", result.error().to_string());
   }
+  run_on(*control_, [&] { leave_cluster(); });
   control_->stop();
   stopped_ = true;
   spdlog::info("stopped{}", result.ok() ? " cleanly" : "");

@@ -9,7 +9,12 @@
 //   broker->stop();                                  // drains, flushes, marks clean
 //
 // The broker is handed its metadata store (the embedded one, or etcd's in a
-// cluster) and its clock; both must outlive it.
+// cluster) and its clock; both must outlive it. It registers itself there
+// under a lease, campaigns for controller, and follows the store with a
+// watch: every change is read on the control thread (refresh), acted on by
+// the controller if this broker is it, and applied to the shards
+// (reconcile). Alone with the embedded store it is simply the controller of
+// a one-broker cluster.
 //
 // Thread-safety: every public method may be called from any thread.
 #pragma once
@@ -20,9 +25,13 @@
 #include <vector>
 
 #include "coordinator/broker_config_store.h"
+#include "coordinator/broker_registration.h"
+#include "coordinator/controller.h"
+#include "coordinator/controller_election.h"
 #include "coordinator/metadata_store.h"
 #include "coordinator/topic_catalog.h"
 #include "engine/log_manager.h"
+#include "io/asio_timers.h"
 #include "io/shard.h"
 #include "server/broker_config.h"
 #include "server/shard_state.h"
@@ -91,9 +100,34 @@ class Broker {
   // Creates __consumer_offsets if it does not exist yet; `done` on `origin`.
   void ensure_offsets_topic(unsigned origin, std::function<void(Status)> done);
 
+  // Whether this broker may act as a leader now: its registration lease
+  // was renewed recently enough (self-fencing, see BrokerRegistration).
+  // Any thread.
+  bool may_lead() const { return clock_.steady_ms() < trusted_until_ms_.load(); }
+  // This broker's node id and whether it is the controller now.
+  int32_t node_id() const { return config_.node_id; }
+  bool is_controller() const { return snapshot()->controller_id == config_.node_id; }
+  // Preferred leader elections (ElectLeaders); on the control thread, with
+  // `done` on `origin`.
+  void elect_preferred(unsigned origin, std::vector<coordinator::PartitionRef> partitions,
+                       std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done);
+
  private:
   Broker(const BrokerConfig& config, coordinator::MetadataStore& store, const Clock& clock);
   Status open();
+  // Returns once the metadata store answers, or fails after
+  // metadata.startup.timeout.ms.
+  Status wait_for_store();
+  // Registers, campaigns, reads the catalog and starts following the store
+  // (the control thread).
+  Status join_cluster();
+  // Stops following the store and revokes the registration (the control thread).
+  void leave_cluster();
+  // After a change in the store: read it, let the controller act, apply it.
+  void schedule_refresh();
+  void refresh();
+  void after_keep_alive();
+  void schedule_rebalance();
   void reconcile_all(std::function<void()> done);
   void remove_orphan_dirs();
 
@@ -103,7 +137,16 @@ class Broker {
   std::unique_ptr<io::Shard> control_;
   std::unique_ptr<io::DiskFileSystem> control_fs_;
   std::unique_ptr<engine::LogManager> logs_;
+  std::unique_ptr<io::AsioTimers> control_timers_;
+  std::unique_ptr<coordinator::BrokerRegistration> registration_;
+  std::unique_ptr<coordinator::ControllerElection> election_;
   std::unique_ptr<coordinator::TopicCatalog> catalog_;
+  std::unique_ptr<coordinator::Controller> controller_;
+  coordinator::WatchHandle watch_;
+  std::atomic<int64_t> trusted_until_ms_{0};
+  std::atomic<bool> refresh_queued_{false};
+  int64_t registered_epoch_ = 0;  // control thread
+  std::atomic<uint64_t> reconciled_version_{0};
   std::unique_ptr<coordinator::BrokerConfigStore> broker_configs_;
   std::shared_ptr<const engine::TopicConfig> topic_defaults_;
   std::vector<std::unique_ptr<io::Shard>> shards_;

@@ -68,6 +68,12 @@ const std::vector<std::string_view>& static_keys() {
       "strata.log.cache.window.bytes",
       "metadata.store",
       "etcd.endpoints",
+      "metadata.startup.timeout.ms",
+      "broker.session.timeout.ms",
+      "broker.rack",
+      "auto.leader.rebalance.enable",
+      "leader.imbalance.check.interval.seconds",
+      "offsets.topic.replication.factor",
   };
   return keys;
 }
@@ -169,6 +175,23 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
     auto endpoints = coordinator::parse_etcd_endpoints(value);
     if (!endpoints) return bad_value(key, value, endpoints.error().message());
     etcd_endpoints = std::move(endpoints).value();
+  } else if (key == "metadata.startup.timeout.ms") {
+    STRATA_ASSIGN_OR_RETURN(metadata_startup_timeout_ms,
+                            parse_int<int64_t>(key, value, 0, INT64_MAX));
+  } else if (key == "broker.session.timeout.ms") {
+    STRATA_ASSIGN_OR_RETURN(broker_session_timeout_ms,
+                            parse_int<int64_t>(key, value, 2000, 3'600'000));
+  } else if (key == "broker.rack") {
+    if (value.empty()) return bad_value(key, value, "must not be empty");
+    rack = value;
+  } else if (key == "auto.leader.rebalance.enable") {
+    STRATA_ASSIGN_OR_RETURN(auto_leader_rebalance, parse_bool(key, value));
+  } else if (key == "leader.imbalance.check.interval.seconds") {
+    STRATA_ASSIGN_OR_RETURN(int64_t seconds, parse_int<int64_t>(key, value, 1, 86400 * 365));
+    leader_imbalance_check_interval_ms = seconds * 1000;
+  } else if (key == "offsets.topic.replication.factor") {
+    STRATA_ASSIGN_OR_RETURN(offsets_topic_replication_factor,
+                            parse_int<int16_t>(key, value, 1, INT16_MAX));
   } else {
     return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
   }
@@ -204,6 +227,11 @@ Status BrokerConfig::load_properties(const std::filesystem::path& path) {
 }
 
 Status BrokerConfig::validate() const {
+  if (advertised_host_or_listen() == "0.0.0.0") {
+    return Error(Errc::kInvalidConfig,
+                 "listeners binds 0.0.0.0, which clients cannot connect to: set "
+                 "advertised.listeners to the host:port they should use");
+  }
   if (metadata_store == MetadataStoreKind::kEtcd && etcd_endpoints.empty()) {
     return Error(Errc::kInvalidConfig, "metadata.store=etcd needs etcd.endpoints (host:port,...)");
   }
@@ -250,6 +278,9 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  disk latency and loop lag lines in the log; 0 = off),\n"
                  "  metadata.store (embedded, the default, or etcd), etcd.endpoints\n"
                  "  (host:port,... of the etcd cluster, with metadata.store=etcd),\n"
+                 "  metadata.startup.timeout.ms, broker.session.timeout.ms, broker.rack,\n"
+                 "  auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,\n"
+                 "  offsets.topic.replication.factor,\n"
                  "  and the defaults of the topic configs, with Kafka's names:\n";
     std::string line = " ";
     for (const auto& s : topic_default_synonyms()) {
@@ -309,6 +340,13 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"strata.log.cache.window.bytes", std::to_string(log_cache_window_bytes)},
       {"metadata.store", metadata_store == MetadataStoreKind::kEtcd ? "etcd" : "embedded"},
       {"etcd.endpoints", fmt::format("{}", fmt::join(etcd_endpoints, ","))},
+      {"metadata.startup.timeout.ms", std::to_string(metadata_startup_timeout_ms)},
+      {"broker.session.timeout.ms", std::to_string(broker_session_timeout_ms)},
+      {"broker.rack", rack.value_or("")},
+      {"auto.leader.rebalance.enable", auto_leader_rebalance ? "true" : "false"},
+      {"leader.imbalance.check.interval.seconds",
+       std::to_string(leader_imbalance_check_interval_ms / 1000)},
+      {"offsets.topic.replication.factor", std::to_string(offsets_topic_replication_factor)},
   };
   return m;
 }

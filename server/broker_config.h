@@ -61,6 +61,20 @@ struct BrokerConfig {
   enum class MetadataStoreKind { kEmbedded, kEtcd };
   MetadataStoreKind metadata_store = MetadataStoreKind::kEmbedded;
   std::vector<std::string> etcd_endpoints;
+  // How long start-up keeps retrying a metadata store that does not answer
+  // before the broker gives up (Strata's own).
+  int64_t metadata_startup_timeout_ms = 30000;
+
+  // The cluster. The broker's registration lives this long without a
+  // keep-alive (broker.session.timeout.ms); its rack (broker.rack) guides
+  // placement; the controller moves leadership back to preferred replicas
+  // every leader.imbalance.check.interval.seconds when
+  // auto.leader.rebalance.enable.
+  int64_t broker_session_timeout_ms = 6000;
+  std::optional<std::string> rack;
+  bool auto_leader_rebalance = true;
+  int64_t leader_imbalance_check_interval_ms = 300000;
+  int16_t offsets_topic_replication_factor = 1;
 
   // Broker-wide defaults of the topic configs (log.retention.ms and friends)
   // as the static properties set them, and those properties as given.

@@ -8,6 +8,7 @@
 
 #include "base/logging.h"
 #include "coordinator/embedded_store.h"
+#include "coordinator/etcd_store.h"
 #include "server/broker.h"
 
 int main(int argc, char** argv) {
@@ -27,22 +28,27 @@ int main(int argc, char** argv) {
   boost::asio::signal_set signals(signals_io, SIGTERM, SIGINT);
   std::signal(SIGPIPE, SIG_IGN);
 
-  if (config.metadata_store != strata::server::BrokerConfig::MetadataStoreKind::kEmbedded) {
-    // The etcd store exists, but brokers do not register, elect a
-    // controller or follow its partition states yet: two brokers on one
-    // etcd would each think they are alone. Refuse rather than pretend.
-    spdlog::critical(
-        "cannot start: metadata.store=etcd is not supported yet (clusters are being built); "
-        "use metadata.store=embedded, the default, for a single broker");
-    return 2;
+  // A cluster keeps its metadata in etcd; one broker in its data directory.
+  std::unique_ptr<strata::coordinator::MetadataStore> store;
+  if (config.metadata_store == strata::server::BrokerConfig::MetadataStoreKind::kEtcd) {
+    // A call may hold the control thread (and so the keep-alives) this long.
+    int64_t call_timeout = std::min<int64_t>(2000, config.broker_session_timeout_ms / 3);
+    auto etcd = strata::coordinator::EtcdStore::open(
+        {.endpoints = config.etcd_endpoints, .call_timeout_ms = call_timeout, .watch = {}});
+    if (!etcd) {
+      spdlog::critical("cannot use etcd: {}", etcd.error().to_string());
+      return 2;
+    }
+    store = std::move(etcd).value();
+  } else {
+    auto embedded = strata::coordinator::EmbeddedStore::open(config.data_dir / "metadata.json");
+    if (!embedded) {
+      spdlog::critical("cannot open the metadata store: {}", embedded.error().to_string());
+      return 1;
+    }
+    store = std::move(embedded).value();
   }
-  // One broker keeps its metadata in its data directory.
-  auto store = strata::coordinator::EmbeddedStore::open(config.data_dir / "metadata.json");
-  if (!store) {
-    spdlog::critical("cannot open the metadata store: {}", store.error().to_string());
-    return 1;
-  }
-  auto broker = strata::server::Broker::start(config, **store, strata::SystemClock::instance());
+  auto broker = strata::server::Broker::start(config, *store, strata::SystemClock::instance());
   if (!broker) {
     spdlog::critical("cannot start: {}", broker.error().to_string());
     return 1;

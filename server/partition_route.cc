@@ -3,7 +3,7 @@
 namespace strata::server {
 
 PartitionRoute route_partition(const coordinator::TopicInfo* topic, int32_t partition,
-                               int32_t current_leader_epoch, int32_t self) {
+                               int32_t current_leader_epoch, int32_t self, bool may_lead) {
   using kafka::ErrorCode;
   PartitionRoute r;
   const auto* state =
@@ -24,7 +24,7 @@ PartitionRoute route_partition(const coordinator::TopicInfo* topic, int32_t part
       return r;
     }
   }
-  if (state->leader != self) r.error = ErrorCode::kNotLeaderOrFollower;
+  if (state->leader != self || !may_lead) r.error = ErrorCode::kNotLeaderOrFollower;
   return r;
 }
 

@@ -1,7 +1,8 @@
 // route_partition: the one place a partition request (Produce, Fetch,
 // ListOffsets, DeleteRecords, ...) learns whether this broker serves it.
 //
-//   auto route = route_partition(snap->find(name), p.index, p.current_leader_epoch, self);
+//   auto route = route_partition(snap->find(name), p.index, p.current_leader_epoch, self,
+//                                broker.may_lead());
 //   if (!route.ok()) rp.error_code = kafka::code(route.error);
 //   else uids.push_back(route.uid);
 //
@@ -9,8 +10,10 @@
 // (UNKNOWN_TOPIC_OR_PARTITION); the client's current leader epoch, when it
 // sends one (-1: it does not), equals the partition's — older is
 // FENCED_LEADER_EPOCH, newer (this broker's view lags) UNKNOWN_LEADER_EPOCH;
-// this broker is the partition's leader (NOT_LEADER_OR_FOLLOWER). The
-// replica on the owning shard re-checks its own role when it acts.
+// this broker is the partition's leader and may act as one — its
+// registration lease is current (`may_lead`, see Broker::may_lead) —
+// otherwise NOT_LEADER_OR_FOLLOWER. The replica on the owning shard
+// re-checks its own role when it acts.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +35,6 @@ struct PartitionRoute {
 inline constexpr int32_t kNoLeaderEpoch = -1;
 
 PartitionRoute route_partition(const coordinator::TopicInfo* topic, int32_t partition,
-                               int32_t current_leader_epoch, int32_t self);
+                               int32_t current_leader_epoch, int32_t self, bool may_lead);
 
 }  // namespace strata::server

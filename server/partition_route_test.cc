@@ -37,13 +37,25 @@ TEST(PartitionRoute, AnswersAsKafkaDoesForEveryCaseInKip320Order) {
       {&t, 2, kNoLeaderEpoch, ErrorCode::kNotLeaderOrFollower},
   };
   for (const auto& c : cases) {
-    auto r = route_partition(c.topic, c.partition, c.epoch, /*self=*/1);
+    auto r = route_partition(c.topic, c.partition, c.epoch, /*self=*/1, /*may_lead=*/true);
     EXPECT_EQ(r.error, c.want) << "partition " << c.partition << " epoch " << c.epoch;
     if (r.ok()) {
       EXPECT_EQ(r.uid, t.uid(PartitionId(c.partition)));
       EXPECT_EQ(r.state, &t.states[static_cast<size_t>(c.partition)]);
     }
   }
+}
+
+TEST(PartitionRoute, ABrokerWhoseLeaseIsNotCurrentLeadsNothing) {
+  coordinator::TopicInfo t;
+  t.name = "orders";
+  t.partitions = 1;
+  t.states = {{{1}, 1, 4, {1}, 6}};
+  EXPECT_EQ(route_partition(&t, 0, 4, 1, /*may_lead=*/false).error,
+            ErrorCode::kNotLeaderOrFollower);
+  // The checks before it still come first.
+  EXPECT_EQ(route_partition(&t, 0, 3, 1, false).error, ErrorCode::kFencedLeaderEpoch);
+  EXPECT_EQ(route_partition(&t, 1, 4, 1, false).error, ErrorCode::kUnknownTopicOrPartition);
 }
 
 }  // namespace

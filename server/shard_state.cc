@@ -58,27 +58,40 @@ void ShardState::host_offsets_partition(PartitionId p, replication::Partition& p
 
 void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> snap,
                            std::function<void()> done) {
-  // What this shard should host: with one broker, every partition whose
-  // uid maps to this shard, as its leader.
+  // What this shard should host: every partition whose uid maps to this
+  // shard and whose replicas include this broker, as leader if the state
+  // says this broker leads, as follower otherwise, at the state's epoch.
   std::vector<replication::ReplicaSpec> wanted;
+  int32_t self = broker_.node_id();
   for (const auto& [name, topic] : snap->topics) {
     for (int32_t p = 0; p < topic->partitions; ++p) {
       auto uid = topic->uid(PartitionId(p));
       if (broker_.shard_for(uid) != id()) continue;
-      wanted.push_back({uid, topic->name, PartitionId(p), broker_.effective_config(*topic),
-                        replication::Role::kLeader, LeaderEpoch(0)});
+      const auto& state = *topic->state(p);
+      if (std::find(state.replicas.begin(), state.replicas.end(), self) == state.replicas.end())
+        continue;
+      auto role = state.leader == self ? replication::Role::kLeader : replication::Role::kFollower;
+      wanted.push_back({uid, topic->name, PartitionId(p), broker_.effective_config(*topic), role,
+                        LeaderEpoch(state.leader_epoch)});
     }
   }
+  // The groups of a __consumer_offsets partition live where it leads.
   replication::PartitionManager::Hooks hooks;
-  hooks.opened = [this](replication::Partition& p) {
-    if (p.topic() == coordinator::kOffsetsTopic) host_offsets_partition(p.id(), p);
+  auto unhost = [this](replication::Partition& p) {
+    if (p.topic() != coordinator::kOffsetsTopic) return;
+    groups_->unhost(p.id().value());
+    offsets_stores_.erase(p.id().value());
   };
-  hooks.closing = [this](replication::Partition& p) {
-    if (p.topic() == coordinator::kOffsetsTopic) {
-      groups_->unhost(p.id().value());
-      offsets_stores_.erase(p.id().value());
-    }
+  auto host = [this, unhost](replication::Partition& p) {
+    if (p.topic() != coordinator::kOffsetsTopic) return;
+    bool hosted = offsets_stores_.count(p.id().value()) != 0;
+    bool leads = p.role() == replication::Role::kLeader;
+    if (leads && !hosted) host_offsets_partition(p.id(), p);
+    if (!leads && hosted) unhost(p);
   };
+  hooks.opened = host;
+  hooks.changed = host;
+  hooks.closing = unhost;
   replicas_.reconcile(wanted, hooks, std::move(done));
 }
 

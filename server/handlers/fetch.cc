@@ -52,8 +52,8 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       for (const auto& p : t.partitions) {
         auto& rp = rt.partitions.emplace_back();
         rp.partition_index = p.partition;
-        auto route =
-            route_partition(topic, p.partition, p.current_leader_epoch, broker.config().node_id);
+        auto route = route_partition(topic, p.partition, p.current_leader_epoch,
+                                     broker.config().node_id, broker.may_lead());
         if (topic == nullptr && v >= 13) {
           rp.error_code = kafka::code(ErrorCode::kUnknownTopicId);
         } else if (!route.ok()) {

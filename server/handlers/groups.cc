@@ -35,14 +35,32 @@ void on_group_shard(Broker& broker, unsigned origin, const std::string& group,
     });
     return;
   }
-  unsigned target =
-      broker.shard_for(topic->uid(PartitionId(coordinator::offsets_partition_for(group))));
+  int32_t partition = coordinator::offsets_partition_for(group);
+  const auto* state = topic->state(partition);
+  if (state == nullptr || state->leader != broker.node_id() || !broker.may_lead()) {
+    // Another broker coordinates the group (or none does right now): the
+    // client asks FindCoordinator again.
+    return reply(unavailable(GroupError::kNotCoordinator));
+  }
+  unsigned target = broker.shard_for(topic->uid(PartitionId(partition)));
   broker.shard(target).post(
       [&broker, target, origin, fn = std::move(fn), reply = std::move(reply)]() {
         fn(broker.state(target).groups(), [&broker, origin, reply](R r) {
           broker.shard(origin).post([reply, r = std::move(r)]() mutable { reply(std::move(r)); });
         });
       });
+}
+
+// The broker leading the group's __consumer_offsets partition, if it is live.
+std::optional<coordinator::BrokerInfo> coordinator_of(const coordinator::ClusterSnapshot& snap,
+                                                      const std::string& group) {
+  const auto* topic = snap.find(coordinator::kOffsetsTopic);
+  if (topic == nullptr) return std::nullopt;
+  const auto* state = topic->state(coordinator::offsets_partition_for(group));
+  if (state == nullptr) return std::nullopt;
+  for (const auto& b : snap.brokers)
+    if (b.node_id == state->leader) return b;
+  return std::nullopt;
 }
 
 std::string client_host(const RequestContext& ctx) {
@@ -60,7 +78,6 @@ void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest r
   int8_t key_type = req.key_type;
   broker.ensure_offsets_topic(ctx.shard.id(), [&broker, keys, key_type, out](Status st) {
     kafka::FindCoordinatorResponse resp;
-    const auto& cfg = broker.config();
     for (const auto& key : keys) {
       kafka::FindCoordinatorResponse::Coordinator c;
       c.key = key;
@@ -74,10 +91,13 @@ void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest r
       } else if (key.empty()) {
         c.error_code = kafka::code(ErrorCode::kInvalidRequest);
         c.error_message = "empty group id";
+      } else if (auto where = coordinator_of(*broker.snapshot(), key)) {
+        c.node_id = where->node_id;
+        c.host = where->host;
+        c.port = where->port;
       } else {
-        c.node_id = cfg.node_id;
-        c.host = cfg.advertised_host_or_listen();
-        c.port = cfg.advertised_port_or_listen();
+        c.error_code = kafka::code(ErrorCode::kCoordinatorNotAvailable);
+        c.error_message = "the group's __consumer_offsets partition has no live leader";
       }
       if (c.error_code != 0) {
         c.node_id = -1;

@@ -23,7 +23,7 @@ struct OffsetAnswer {
 // position (topic, partition) in the response and their request entry.
 template <typename Req, typename Resp, typename SetError>
 auto resolve(const coordinator::ClusterSnapshot& snap, const Req& topics, Resp& out_topics,
-             std::vector<PartitionUid>& uids, int32_t self, SetError set_error) {
+             std::vector<PartitionUid>& uids, int32_t self, bool may_lead, SetError set_error) {
   using Entry = std::remove_cvref_t<decltype(topics.front().partitions.front())>;
   struct Routed {
     size_t topic;
@@ -41,7 +41,7 @@ auto resolve(const coordinator::ClusterSnapshot& snap, const Req& topics, Resp& 
       rp.partition_index = p.partition_index;
       int32_t epoch = kNoLeaderEpoch;
       if constexpr (requires { p.current_leader_epoch; }) epoch = p.current_leader_epoch;
-      auto route = route_partition(topic, p.partition_index, epoch, self);
+      auto route = route_partition(topic, p.partition_index, epoch, self, may_lead);
       if (!route.ok()) {
         set_error(rp, route.error);
         continue;
@@ -82,8 +82,9 @@ void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
   auto snap = ctx.broker.snapshot();
   auto resp = std::make_shared<kafka::ListOffsetsResponse>();
   std::vector<PartitionUid> uids;
-  auto where = resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
-                       [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
+  auto where =
+      resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
+              ctx.broker.may_lead(), [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
   std::vector<int64_t> timestamps;
   std::vector<int32_t> leader_epochs;
   std::vector<std::pair<size_t, size_t>> at;
@@ -118,8 +119,9 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
   auto snap = ctx.broker.snapshot();
   auto resp = std::make_shared<kafka::DeleteRecordsResponse>();
   std::vector<PartitionUid> uids;
-  auto where = resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
-                       [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
+  auto where =
+      resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
+              ctx.broker.may_lead(), [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
   std::vector<int64_t> targets;
   std::vector<std::pair<size_t, size_t>> at;
   for (const auto& w : where) {

@@ -32,7 +32,8 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
     for (auto& p : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.index = p.index;
-      auto route = route_partition(topic, p.index, kNoLeaderEpoch, broker.config().node_id);
+      auto route = route_partition(topic, p.index, kNoLeaderEpoch, broker.config().node_id,
+                                   broker.may_lead());
       if (!acks_ok) {
         rp.error_code = kafka::code(ErrorCode::kInvalidRequiredAcks);
       } else if (!route.ok()) {

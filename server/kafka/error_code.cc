@@ -82,6 +82,7 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kLogFailed: return ErrorCode::kKafkaStorageError;
     case Errc::kUnavailable: return ErrorCode::kRequestTimedOut;
     case Errc::kNotLeader: return ErrorCode::kNotLeaderOrFollower;
+    case Errc::kNotController: return ErrorCode::kNotController;
     case Errc::kFencedLeaderEpoch: return ErrorCode::kFencedLeaderEpoch;
     case Errc::kUnknownLeaderEpoch: return ErrorCode::kUnknownLeaderEpoch;
     case Errc::kShutdown: return ErrorCode::kNotLeaderOrFollower;

@@ -12,6 +12,7 @@ sends, are covered by server/broker_test.cc through the wire protocol.
 """
 import json
 import os
+import socket
 import subprocess
 import tempfile
 import unittest
@@ -264,14 +265,30 @@ class ConfigsTest(unittest.TestCase):
         got = describe(self.broker, ConfigResource("broker", NODE_ID))
         self.assertEqual(got["log.retention.ms"].source, ConfigSource.STATIC_BROKER_CONFIG.value)
 
-    def test_a_cluster_store_is_refused_at_start_until_clusters_work(self):
+    def test_an_unreachable_etcd_at_start_is_retried_then_the_broker_exits(self):
+        # Nothing listens on this loopback port: the broker says which
+        # endpoint it waits for, retries, and gives up after the timeout.
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
         with tempfile.TemporaryDirectory() as d:
             r = subprocess.run([BROKER, "--data-dir", d, "--listen", "127.0.0.1:0",
-                                "--set", "metadata.store=etcd", "--set", "etcd.endpoints=127.0.0.1:2379"],
+                                "--set", "metadata.store=etcd",
+                                "--set", f"etcd.endpoints=127.0.0.1:{port}",
+                                "--set", "metadata.startup.timeout.ms=3000"],
+                               capture_output=True, timeout=TIMEOUT_S)
+            out = r.stdout + r.stderr
+            self.assertEqual(r.returncode, 1, out)
+            self.assertIn(f"127.0.0.1:{port}".encode(), out)
+            self.assertIn(b"waiting for the metadata store", out)
+            self.assertIn(b"metadata.startup.timeout.ms", out)
+
+    def test_listening_on_every_address_needs_an_advertised_one(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([BROKER, "--data-dir", d, "--listen", "0.0.0.0:0"],
                                capture_output=True, timeout=TIMEOUT_S)
             self.assertEqual(r.returncode, 2, r.stderr)
-            self.assertIn(b"metadata.store=etcd is not supported yet", r.stdout + r.stderr)
-            self.assertEqual(os.listdir(d), [], "nothing is written before refusing")
+            self.assertIn(b"advertised.listeners", r.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,102 @@
+#include "coordinator/controller.h"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "coordinator/leader_election.h"
+
+namespace strata::coordinator {
+namespace {
+
+std::set<int32_t> live_ids(const ClusterSnapshot& snap) {
+  std::set<int32_t> live;
+  for (const auto& b : snap.brokers)
+    live.insert(b.node_id);
+  return live;
+}
+
+void log_change(const StateChange& c, const PartitionState& before) {
+  if (c.next.leader != before.leader) {
+    spdlog::info("controller: {}-{} leader {} -> {} (leader epoch {})", c.topic, c.partition,
+                 before.leader, c.next.leader, c.next.leader_epoch);
+  }
+}
+
+}  // namespace
+
+Result<size_t> Controller::converge() {
+  if (!election_.leads()) return size_t{0};
+  auto snap = catalog_.snapshot();
+  auto live = live_ids(*snap);
+  std::map<std::pair<std::string, int32_t>, StateChange> changes;
+  for (auto& c : catalog_.unstored_states())
+    changes[{c.topic, c.partition}] = std::move(c);
+  for (const auto& [name, t] : snap->topics) {
+    for (int32_t p = 0; p < t->partitions; ++p) {
+      const PartitionState& now = *t->state(p);
+      if (auto next = on_live_brokers(now, live)) {
+        StateChange c{name, p, std::move(*next)};
+        log_change(c, now);
+        changes[{name, p}] = std::move(c);
+      }
+    }
+  }
+  if (changes.empty()) return size_t{0};
+  std::vector<StateChange> list;
+  list.reserve(changes.size());
+  for (auto& [where, c] : changes)
+    list.push_back(std::move(c));
+  STRATA_TRY(catalog_.update_states(list));
+  return list.size();
+}
+
+Result<std::vector<ElectionOutcome>> Controller::elect_preferred(
+    const std::vector<PartitionRef>& partitions) {
+  if (!election_.leads()) {
+    return Error(Errc::kNotController, "this broker is not the controller");
+  }
+  auto snap = catalog_.snapshot();
+  auto live = live_ids(*snap);
+  std::vector<PartitionRef> wanted = partitions;
+  bool all = wanted.empty();
+  if (all) {
+    for (const auto& [name, t] : snap->topics)
+      for (int32_t p = 0; p < t->partitions; ++p)
+        wanted.push_back({name, p});
+  }
+  std::vector<ElectionOutcome> out;
+  std::vector<StateChange> changes;
+  for (const auto& ref : wanted) {
+    const TopicInfo* t = snap->find(ref.topic);
+    const PartitionState* now = t != nullptr ? t->state(ref.partition) : nullptr;
+    if (now == nullptr) {
+      out.push_back({ref, Error(Errc::kNotFound,
+                                fmt::format("{}-{} does not exist", ref.topic, ref.partition))});
+      continue;
+    }
+    auto next = preferred_election(*now, live);
+    if (!next) {
+      if (all) continue;
+      bool leads = !now->replicas.empty() && now->leader == now->replicas.front();
+      out.push_back(
+          {ref, leads
+                    ? Error(Errc::kInvalidArgument, "the preferred replica is the leader already")
+                    : Error(Errc::kUnavailable, "the preferred replica is not live and in sync")});
+      continue;
+    }
+    StateChange c{ref.topic, ref.partition, std::move(*next)};
+    log_change(c, *now);
+    changes.push_back(std::move(c));
+    out.push_back({ref, ok_status()});
+  }
+  if (auto st = catalog_.update_states(changes); !st) {
+    for (auto& o : out)
+      if (o.result.ok()) o.result = st;
+  }
+  return out;
+}
+
+}  // namespace strata::coordinator

@@ -1,0 +1,63 @@
+// Controller: what the elected controller does to keep every partition
+// led. After each change of the cluster metadata it compares partition
+// states with the live brokers and writes the states leader election
+// decides (a dead leader replaced from the ISR, an offline partition given
+// back its returning replica); on request, and periodically with
+// auto.leader.rebalance.enable, it moves leadership back to preferred
+// replicas.
+//
+//   Controller controller(catalog, election);
+//   controller.converge();                    // after every refresh
+//   controller.elect_preferred({{"orders", 3}});
+//
+// Every write goes through the catalog, so it is guarded by the controller
+// epoch and compares the partition states it read: a broker that is not
+// (or no longer) the controller writes nothing.
+//
+// Thread-safety: the catalog's control thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "coordinator/controller_election.h"
+#include "coordinator/topic_catalog.h"
+
+namespace strata::coordinator {
+
+struct PartitionRef {
+  std::string topic;
+  int32_t partition = 0;
+};
+
+// The outcome of a preferred election for one partition.
+struct ElectionOutcome {
+  PartitionRef partition;
+  Status result;  // kInvalidArgument: the preferred replica leads already (Kafka's
+                  // ELECTION_NOT_NEEDED); kUnavailable: it is not live and in sync
+};
+
+class Controller {
+ public:
+  Controller(TopicCatalog& catalog, ControllerElection& election)
+      : catalog_(catalog), election_(election) {}
+
+  // While this broker leads: stores the states of partitions that had
+  // none under their own key, and the new state of every partition whose
+  // leader or ISR the live brokers change. Returns how many it wrote (0
+  // when it does not lead).
+  Result<size_t> converge();
+
+  // Makes the preferred replica the leader of each partition named (every
+  // partition when `partitions` is empty, skipping those that need no
+  // election). kNotController when this broker does not lead.
+  Result<std::vector<ElectionOutcome>> elect_preferred(const std::vector<PartitionRef>& partitions);
+
+ private:
+  TopicCatalog& catalog_;
+  ControllerElection& election_;
+};
+
+}  // namespace strata::coordinator
