@@ -257,7 +257,8 @@ Result<std::shared_ptr<const TopicInfo>> TopicCatalog::find(const std::string& n
 
 Result<std::shared_ptr<const TopicInfo>> TopicCatalog::create_topic(
     const std::string& name, int32_t partitions, int16_t replication_factor,
-    const std::map<std::string, std::string>& configs, bool validate_only, bool internal) {
+    const std::map<std::string, std::string>& configs, bool validate_only, bool internal,
+    const std::vector<std::vector<int32_t>>& assignments) {
   if (auto why = invalid_topic_name(name)) return Error(Errc::kInvalidTopic, *why);
   if (!internal && name.starts_with("__")) {
     return Error(Errc::kInvalidTopic,
@@ -303,8 +304,13 @@ Result<std::shared_ptr<const TopicInfo>> TopicCatalog::create_topic(
   t.replication_factor = replication_factor;
   t.configs = configs;
   t.internal = internal;
-  STRATA_ASSIGN_OR_RETURN(
-      t.states, place_partitions(snap->brokers, all_states(*snap), partitions, replication_factor));
+  if (assignments.empty()) {
+    STRATA_ASSIGN_OR_RETURN(t.states, place_partitions(snap->brokers, all_states(*snap), partitions,
+                                                       replication_factor));
+  } else {
+    for (const auto& replicas : assignments)
+      t.states.push_back(PartitionState{replicas, replicas.front(), 0, replicas, 0});
+  }
   if (validate_only) return std::make_shared<const TopicInfo>(std::move(t));
 
   auto topic_key = std::string(kTopicPrefix) + name;

@@ -63,10 +63,13 @@ class TopicCatalog {
 
   // Creates a topic. kAlreadyExists, kInvalidTopic, kInvalidPartitions,
   // kInvalidReplicationFactor or kInvalidConfig on bad input; with
-  // `validate_only` nothing is stored.
+  // `validate_only` nothing is stored. `assignments` (one replica list per
+  // partition, the preferred leader first) replaces placement; the caller
+  // checked them.
   Result<std::shared_ptr<const TopicInfo>> create_topic(
       const std::string& name, int32_t partitions, int16_t replication_factor,
-      const std::map<std::string, std::string>& configs, bool validate_only, bool internal = false);
+      const std::map<std::string, std::string>& configs, bool validate_only, bool internal = false,
+      const std::vector<std::vector<int32_t>>& assignments = {});
   Status delete_topic(const std::string& name);
   // Raises the partition count to `total` (it can only grow).
   Status add_partitions(const std::string& name, int32_t total, bool validate_only);

@@ -3,21 +3,25 @@
 # with --tests also what the test suite needs (Kafka clients, Node.js and
 # the npm packages of the kafkajs tests, the Redis and NATS servers the
 # strata-bench drivers are tested against, the etcd server the etcd
-# metadata store is tested against); with --bench what the
-# comparison in bench/compare.sh needs on top. Safe to run again.
+# metadata store is tested against); with --cluster the etcd server a
+# cluster (scripts/cluster.sh) runs on; with --bench what the comparison in
+# bench/compare.sh needs on top. Safe to run again.
 #
 #   scripts/setup.sh            # build dependencies
+#   scripts/setup.sh --cluster  # and etcd-server
 #   scripts/setup.sh --tests    # and test dependencies
 #   scripts/setup.sh --bench    # and the comparison's servers and tools
 set -euo pipefail
 cd "$(dirname "$0")/.."
 with_tests=0
 with_bench=0
+with_cluster=0
 case "${1:-}" in
   "") ;;
+  --cluster) with_cluster=1 ;;
   --tests) with_tests=1 ;;
   --bench) with_tests=1; with_bench=1 ;;
-  *) echo "setup.sh: unknown option '$1' (--tests or --bench)" >&2; exit 2 ;;
+  *) echo "setup.sh: unknown option '$1' (--cluster, --tests or --bench)" >&2; exit 2 ;;
 esac
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -52,6 +56,10 @@ if [ "$with_tests" = 1 ]; then
     etcd-server
   )
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
+
+if [ "$with_cluster" = 1 ]; then
+  packages+=(etcd-server)
 fi
 
 if [ "$with_bench" = 1 ]; then

@@ -357,20 +357,32 @@ void Broker::change_topics(unsigned origin, std::function<Status()> mutation,
 
 void Broker::ensure_offsets_topic(unsigned origin, std::function<void(Status)> done) {
   if (snapshot()->find(coordinator::kOffsetsTopic) != nullptr) return done(ok_status());
+  // offsets.topic.replication.factor, capped by the live brokers as Kafka
+  // does on first use — and at 1 until partitions replicate. Compacted once
+  // compaction exists; 100 MiB segments as Kafka uses.
+  auto live = static_cast<int16_t>(snapshot()->brokers.size());
+  int16_t rf = std::min<int16_t>({config_.offsets_topic_replication_factor, live, 1});
+  NewTopic t{std::string(coordinator::kOffsetsTopic),
+             coordinator::kOffsetsPartitions,
+             rf,
+             {{"cleanup.policy", "compact"}, {"segment.bytes", "104857600"}}};
+  create_topics(origin, {std::move(t)}, std::move(done));
+}
+
+void Broker::create_topics(unsigned origin, std::vector<NewTopic> topics,
+                           std::function<void(Status)> done) {
+  if (!is_controller()) {
+    return create_topics_at_controller(*this, state(origin), std::move(topics), std::move(done));
+  }
   change_topics(
       origin,
-      [this] {
-        if (snapshot()->find(coordinator::kOffsetsTopic) != nullptr) return ok_status();
-        // offsets.topic.replication.factor, capped by the live brokers as
-        // Kafka does on first use — and at 1 until partitions replicate.
-        auto live = static_cast<int16_t>(snapshot()->brokers.size());
-        int16_t rf = std::min<int16_t>({config_.offsets_topic_replication_factor, live, 1});
-        // Compacted once compaction exists; 100 MiB segments as Kafka uses.
-        auto r = catalog().create_topic(
-            std::string(coordinator::kOffsetsTopic), coordinator::kOffsetsPartitions, rf,
-            {{"cleanup.policy", "compact"}, {"segment.bytes", "104857600"}}, false,
-            /*internal=*/true);
-        if (!r && r.error().code() != Errc::kAlreadyExists) return Status(r.error());
+      [this, topics = std::move(topics)] {
+        for (const auto& t : topics) {
+          bool internal = t.name == coordinator::kOffsetsTopic;
+          auto r = catalog().create_topic(t.name, t.partitions, t.replication_factor, t.configs,
+                                          false, internal);
+          if (!r && r.error().code() != Errc::kAlreadyExists) return Status(r.error());
+        }
         return ok_status();
       },
       std::move(done));

@@ -34,6 +34,7 @@
 #include "io/asio_timers.h"
 #include "io/shard.h"
 #include "server/broker_config.h"
+#include "server/controller_forward.h"
 #include "server/shard_state.h"
 
 namespace strata::server {
@@ -99,6 +100,14 @@ class Broker {
 
   // Creates __consumer_offsets if it does not exist yet; `done` on `origin`.
   void ensure_offsets_topic(unsigned origin, std::function<void(Status)> done);
+
+  // Creates topics the broker itself needs (auto-creation, the offsets
+  // topic): here if this broker is the controller, else through it (see
+  // controller_forward.h). `done` on `origin` with the first failure other
+  // than "already exists"; the topics are in snapshot() once the store's
+  // change reached this broker (at once on the controller).
+  void create_topics(unsigned origin, std::vector<NewTopic> topics,
+                     std::function<void(Status)> done);
 
   // Whether this broker may act as a leader now: its registration lease
   // was renewed recently enough (self-fencing, see BrokerRegistration).

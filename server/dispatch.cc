@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/broker.h"
+#include "server/controller_forward.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 
@@ -38,10 +39,48 @@ void unsupported_api_versions(const RequestContext& ctx, const ReplyFn& reply) {
   reply(Reply{kafka::encode_response(ctx.header.correlation_id, 18, 0, resp), false});
 }
 
+void dispatch_here(const RequestContext& ctx, const SharedBytes& frame,
+                   const kafka::DecodedHeader& h, ReplyFn reply);
+
+// Whether the request changes what only the controller changes: topics,
+// and topic configs (a broker's own configs stay with that broker).
+bool for_the_controller(const SharedBytes& frame, const kafka::DecodedHeader& h) {
+  using namespace kafka;
+  auto topics_only = [&](const auto& req) {
+    if (!req) return false;  // malformed: answered (and closed) here
+    for (const auto& r : req->resources)
+      if (r.resource_type != kResourceTopic) return false;
+    return !req->resources.empty();
+  };
+  switch (h.header.api_key) {
+    case CreateTopicsRequest::kApiKey:
+    case DeleteTopicsRequest::kApiKey:
+    case CreatePartitionsRequest::kApiKey:
+    case ElectLeadersRequest::kApiKey: return true;
+    case AlterConfigsRequest::kApiKey:
+      return topics_only(decode_body<AlterConfigsRequest>(frame, h, alloc_budget(frame)));
+    case IncrementalAlterConfigsRequest::kApiKey:
+      return topics_only(
+          decode_body<IncrementalAlterConfigsRequest>(frame, h, alloc_budget(frame)));
+    default: return false;
+  }
+}
+
 }  // namespace
 
 void dispatch(const RequestContext& ctx, const SharedBytes& frame, const kafka::DecodedHeader& h,
               ReplyFn reply) {
+  if (h.known && for_the_controller(frame, h)) {
+    auto here = [ctx, frame, h, reply] { dispatch_here(ctx, frame, h, reply); };
+    if (forward_to_controller(ctx, frame, reply, here)) return;
+  }
+  dispatch_here(ctx, frame, h, std::move(reply));
+}
+
+namespace {
+
+void dispatch_here(const RequestContext& ctx, const SharedBytes& frame,
+                   const kafka::DecodedHeader& h, ReplyFn reply) {
   using namespace kafka;
   if (!h.known) {
     if (h.header.api_key == ApiVersionsRequest::kApiKey)
@@ -130,11 +169,16 @@ void dispatch(const RequestContext& ctx, const SharedBytes& frame, const kafka::
     case OffsetDeleteRequest::kApiKey:
       return decode_and_run<OffsetDeleteRequest, OffsetDeleteResponse>(ctx, frame, h, reply,
                                                                        handlers::offset_delete);
+    case ElectLeadersRequest::kApiKey:
+      return decode_and_run<ElectLeadersRequest, ElectLeadersResponse>(ctx, frame, h, reply,
+                                                                       handlers::elect_leaders);
     case DescribeClusterRequest::kApiKey:
       return decode_and_run<DescribeClusterRequest, DescribeClusterResponse>(
           ctx, frame, h, reply, handlers::describe_cluster);
   }
   STRATA_CHECK(false, "API {} is listed as supported but has no handler", h.header.api_key);
 }
+
+}  // namespace
 
 }  // namespace strata::server

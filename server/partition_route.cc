@@ -2,6 +2,11 @@
 
 namespace strata::server {
 
+bool may_serve_as_leader(const coordinator::PartitionState& state, int32_t self, bool lease_valid) {
+  if (state.leader != self) return false;
+  return lease_valid || (state.isr.size() == 1 && state.isr.front() == self);
+}
+
 PartitionRoute route_partition(const coordinator::TopicInfo* topic, int32_t partition,
                                int32_t current_leader_epoch, int32_t self, bool may_lead) {
   using kafka::ErrorCode;
@@ -24,7 +29,7 @@ PartitionRoute route_partition(const coordinator::TopicInfo* topic, int32_t part
       return r;
     }
   }
-  if (state->leader != self || !may_lead) r.error = ErrorCode::kNotLeaderOrFollower;
+  if (!may_serve_as_leader(*state, self, may_lead)) r.error = ErrorCode::kNotLeaderOrFollower;
   return r;
 }
 

@@ -10,10 +10,9 @@
 // (UNKNOWN_TOPIC_OR_PARTITION); the client's current leader epoch, when it
 // sends one (-1: it does not), equals the partition's — older is
 // FENCED_LEADER_EPOCH, newer (this broker's view lags) UNKNOWN_LEADER_EPOCH;
-// this broker is the partition's leader and may act as one — its
-// registration lease is current (`may_lead`, see Broker::may_lead) —
-// otherwise NOT_LEADER_OR_FOLLOWER. The replica on the owning shard
-// re-checks its own role when it acts.
+// this broker is the partition's leader and may act as one (see
+// may_serve_as_leader) — otherwise NOT_LEADER_OR_FOLLOWER. The replica on
+// the owning shard re-checks its own role when it acts.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +32,13 @@ struct PartitionRoute {
 };
 
 inline constexpr int32_t kNoLeaderEpoch = -1;
+
+// Whether this broker, the leader `state` names, may act as it: while its
+// registration lease is current (`lease_valid`, see Broker::may_lead), or
+// while it is the partition's only in-sync replica — then no other broker
+// can have been elected (leaders come from the ISR only), so serving on
+// through an etcd outage cannot split the partition's history.
+bool may_serve_as_leader(const coordinator::PartitionState& state, int32_t self, bool lease_valid);
 
 PartitionRoute route_partition(const coordinator::TopicInfo* topic, int32_t partition,
                                int32_t current_leader_epoch, int32_t self, bool may_lead);

@@ -46,16 +46,21 @@ TEST(PartitionRoute, AnswersAsKafkaDoesForEveryCaseInKip320Order) {
   }
 }
 
-TEST(PartitionRoute, ABrokerWhoseLeaseIsNotCurrentLeadsNothing) {
+TEST(PartitionRoute, ABrokerWhoseLeaseIsNotCurrentLeadsOnlyWhatNoOneElseCouldLead) {
   coordinator::TopicInfo t;
   t.name = "orders";
-  t.partitions = 1;
-  t.states = {{{1}, 1, 4, {1}, 6}};
+  t.partitions = 2;
+  t.states = {
+      {{1, 2}, 1, 4, {1, 2}, 6},  // broker 2 could have been elected meanwhile
+      {{1}, 1, 4, {1}, 6},        // the sole in-sync replica: no one else can lead
+  };
+  EXPECT_EQ(route_partition(&t, 0, 4, 1, /*may_lead=*/true).error, ErrorCode::kNone);
   EXPECT_EQ(route_partition(&t, 0, 4, 1, /*may_lead=*/false).error,
             ErrorCode::kNotLeaderOrFollower);
+  EXPECT_EQ(route_partition(&t, 1, 4, 1, /*may_lead=*/false).error, ErrorCode::kNone);
   // The checks before it still come first.
   EXPECT_EQ(route_partition(&t, 0, 3, 1, false).error, ErrorCode::kFencedLeaderEpoch);
-  EXPECT_EQ(route_partition(&t, 1, 4, 1, false).error, ErrorCode::kUnknownTopicOrPartition);
+  EXPECT_EQ(route_partition(&t, 2, 4, 1, false).error, ErrorCode::kUnknownTopicOrPartition);
 }
 
 }  // namespace

@@ -118,20 +118,14 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
     }
   }
   if (to_create.empty()) return finish();
-  broker.change_topics(
-      ctx.shard.id(),
-      [&broker, to_create] {
-        for (const auto& name : to_create) {
-          auto r =
-              broker.catalog().create_topic(name, broker.config().num_partitions,
-                                            broker.config().default_replication_factor, {}, false);
-          if (!r && r.error().code() != Errc::kAlreadyExists) {
-            spdlog::warn("auto-creating topic {} failed: {}", name, r.error().to_string());
-          }
-        }
-        return ok_status();
-      },
-      [finish](Status) { finish(); });
+  std::vector<NewTopic> topics;
+  for (const auto& name : to_create)
+    topics.push_back(
+        {name, broker.config().num_partitions, broker.config().default_replication_factor, {}});
+  broker.create_topics(ctx.shard.id(), std::move(topics), [finish, to_create](Status st) {
+    if (!st) spdlog::warn("auto-creating topic(s) failed: {}", st.error().to_string());
+    finish();
+  });
 }
 
 void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest req,
@@ -150,6 +144,55 @@ void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest r
   if (req.include_cluster_authorized_operations)
     resp.cluster_authorized_operations = kClusterOperations;
   out.send(resp);
+}
+
+void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
+                   Responder<kafka::ElectLeadersResponse> out) {
+  using kafka::ErrorCode;
+  std::vector<coordinator::PartitionRef> wanted;
+  if (req.topic_partitions) {
+    for (const auto& t : *req.topic_partitions)
+      for (int32_t p : t.partitions)
+        wanted.push_back({t.topic, p});
+  }
+  if (req.election_type != kafka::ElectLeadersRequest::kPreferred) {
+    // Unclean elections would pick an out-of-sync replica: with no
+    // replication yet there is none to pick, and Strata never does it.
+    kafka::ElectLeadersResponse resp;
+    resp.error_code = kafka::code(ErrorCode::kInvalidRequest);
+    for (const auto& ref : wanted)
+      resp.results.push_back({ref.topic,
+                              {{ref.partition, kafka::code(ErrorCode::kInvalidRequest),
+                                "only preferred elections (type 0) are supported"}}});
+    return out.send(resp);
+  }
+  ctx.broker.elect_preferred(
+      ctx.shard.id(), wanted, [out](Result<std::vector<coordinator::ElectionOutcome>> r) {
+        kafka::ElectLeadersResponse resp;
+        if (!r) {
+          resp.error_code = kafka::code(kafka::to_error_code(r.error().code()));
+          return out.send(resp);
+        }
+        std::map<std::string, kafka::ElectLeadersResponse::Topic> by_topic;
+        for (const auto& o : *r) {
+          auto& t = by_topic[o.partition.topic];
+          t.topic = o.partition.topic;
+          kafka::ElectLeadersResponse::Partition p;
+          p.partition_id = o.partition.partition;
+          if (!o.result) {
+            auto code = o.result.code();
+            p.error_code =
+                kafka::code(code == Errc::kInvalidArgument ? ErrorCode::kElectionNotNeeded
+                            : code == Errc::kUnavailable   ? ErrorCode::kPreferredLeaderNotAvailable
+                                                           : kafka::to_error_code(code));
+            p.error_message = o.result.error().message();
+          }
+          t.partitions.push_back(std::move(p));
+        }
+        for (auto& [name, t] : by_topic)
+          resp.results.push_back(std::move(t));
+        out.send(resp);
+      });
 }
 
 }  // namespace strata::server::handlers

@@ -8,6 +8,7 @@
 #include "server/broker.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
+#include "server/partition_route.h"
 
 namespace strata::server::handlers {
 namespace {
@@ -37,7 +38,7 @@ void on_group_shard(Broker& broker, unsigned origin, const std::string& group,
   }
   int32_t partition = coordinator::offsets_partition_for(group);
   const auto* state = topic->state(partition);
-  if (state == nullptr || state->leader != broker.node_id() || !broker.may_lead()) {
+  if (state == nullptr || !may_serve_as_leader(*state, broker.node_id(), broker.may_lead())) {
     // Another broker coordinates the group (or none does right now): the
     // client asks FindCoordinator again.
     return reply(unavailable(GroupError::kNotCoordinator));

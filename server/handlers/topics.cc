@@ -14,6 +14,7 @@
 
 #include "coordinator/cluster_metadata.h"
 #include "server/broker.h"
+#include "server/controller_forward.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/shard_state.h"
@@ -98,7 +99,9 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
   auto topics =
       std::make_shared<std::vector<kafka::CreateTopicsRequest::Topic>>(std::move(req.topics));
   bool validate_only = req.validate_only;
-  int32_t node = cfg.node_id;
+  // A broker relaying its own need (the offsets topic on first use) may
+  // create the internal topic; clients may not.
+  bool from_broker = ctx.header.client_id == kForwardedClientId;
   auto answer = std::make_shared<AnswerOnce<kafka::CreateTopicsResponse>>(ctx, std::move(out));
   answer->arm(req.timeout_ms, [topics, timeout = req.timeout_ms] {
     kafka::CreateTopicsResponse resp;
@@ -113,7 +116,7 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
   });
   broker.change_topics(
       ctx.shard.id(),
-      [&broker, topics, outcomes, ids, seen, validate_only, node, &cfg] {
+      [&broker, topics, outcomes, ids, seen, validate_only, from_broker, &cfg] {
         for (size_t i = 0; i < topics->size(); ++i) {
           const auto& t = (*topics)[i];
           auto& o = (*outcomes)[i];
@@ -124,6 +127,7 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
           int32_t partitions = t.num_partitions == -1 ? cfg.num_partitions : t.num_partitions;
           int16_t rf =
               t.replication_factor == -1 ? cfg.default_replication_factor : t.replication_factor;
+          std::vector<std::vector<int32_t>> assignments;
           if (!t.assignments.empty()) {
             if (t.num_partitions != -1 || t.replication_factor != -1) {
               o = Outcome{ErrorCode::kInvalidRequest,
@@ -132,16 +136,23 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
             }
             partitions = static_cast<int32_t>(t.assignments.size());
             rf = static_cast<int16_t>(t.assignments.front().broker_ids.size());
+            std::set<int32_t> live;
+            for (const auto& b : broker.snapshot()->brokers)
+              live.insert(b.node_id);
             bool good = true;
             for (size_t p = 0; p < t.assignments.size(); ++p) {
               const auto& a = t.assignments[p];
+              std::set<int32_t> distinct(a.broker_ids.begin(), a.broker_ids.end());
               good &= a.partition_index == static_cast<int32_t>(p) &&
-                      a.broker_ids == std::vector<int32_t>{node};
+                      a.broker_ids.size() == static_cast<size_t>(rf) &&
+                      distinct.size() == a.broker_ids.size() &&
+                      std::includes(live.begin(), live.end(), distinct.begin(), distinct.end());
+              assignments.push_back(a.broker_ids);
             }
             if (!good) {
               o = Outcome{ErrorCode::kInvalidReplicaAssignment,
-                          "assignments must list partitions 0..n-1, each on broker " +
-                              std::to_string(node)};
+                          "assignments must list partitions 0..n-1, each on the same number of "
+                          "distinct live brokers"};
               continue;
             }
           }
@@ -164,7 +175,9 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
             o = outcome_of(c.error());
             continue;
           }
-          auto r = broker.catalog().create_topic(t.name, partitions, rf, configs, validate_only);
+          bool internal = from_broker && t.name == coordinator::kOffsetsTopic;
+          auto r = broker.catalog().create_topic(t.name, partitions, rf, configs, validate_only,
+                                                 internal, assignments);
           if (r) {
             (*ids)[i] = (*r)->id;
           } else {

@@ -57,7 +57,9 @@ enum class ErrorCode : int16_t {
   kUnknownLeaderEpoch = 75,
   kUnsupportedCompressionType = 76,
   kMemberIdRequired = 79,
+  kPreferredLeaderNotAvailable = 80,
   kFencedInstanceId = 82,
+  kElectionNotNeeded = 84,
   kInvalidRecord = 87,
   kUnknownTopicId = 100,
 };

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   seeds<CreateTopicsRequest>(dir);
   seeds<DeleteTopicsRequest>(dir);
   seeds<DeleteRecordsRequest>(dir);
+  seeds<ElectLeadersRequest>(dir);
   seeds<DescribeConfigsRequest>(dir);
   seeds<AlterConfigsRequest>(dir);
   seeds<CreatePartitionsRequest>(dir);

@@ -35,6 +35,7 @@ constexpr std::array kApis = {
     info<AlterConfigsRequest>("AlterConfigs"),
     info<CreatePartitionsRequest>("CreatePartitions"),
     info<DeleteGroupsRequest>("DeleteGroups"),
+    info<ElectLeadersRequest>("ElectLeaders"),
     info<IncrementalAlterConfigsRequest>("IncrementalAlterConfigs"),
     info<OffsetDeleteRequest>("OffsetDelete"),
     info<DescribeClusterRequest>("DescribeCluster"),

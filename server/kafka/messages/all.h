@@ -11,6 +11,7 @@
 #include "server/kafka/messages/describe_cluster.h"
 #include "server/kafka/messages/describe_configs.h"
 #include "server/kafka/messages/describe_groups.h"
+#include "server/kafka/messages/elect_leaders.h"
 #include "server/kafka/messages/fetch.h"
 #include "server/kafka/messages/find_coordinator.h"
 #include "server/kafka/messages/heartbeat.h"

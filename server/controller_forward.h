@@ -1,0 +1,59 @@
+// Forwarding to the controller: the cluster changes only the controller
+// makes (CreateTopics, DeleteTopics, CreatePartitions, topic AlterConfigs,
+// ElectLeaders) are accepted by every broker; one that is not the
+// controller relays the request, as it came, to the controller's listener
+// and relays the answer back, as it came (same correlation id, same
+// version: every broker runs the same code).
+//
+//   if (forward_to_controller(ctx, frame, reply, [=] { handle_here(); })) return;
+//
+// A relayed request carries the client id kForwardedClientId, and a broker
+// never relays such a request again: if the controller moved meanwhile the
+// receiver answers it itself (NOT_CONTROLLER), and the client retries.
+//
+// Thread-safety: the connection's shard; the relay runs on its io_context.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "base/shared_bytes.h"
+#include "server/dispatch.h"
+
+namespace strata::server {
+
+inline constexpr std::string_view kForwardedClientId = "strata-controller-forward";
+
+// Relays `frame` (a request, without its size prefix) to the controller if
+// this broker is not the controller, knows a live one, and the request was
+// not relayed already; `reply` then gets the controller's answer, or, if
+// the controller could not be reached, `fallback` runs instead. Returns
+// false (and does nothing) when the request is to be handled here.
+bool forward_to_controller(const RequestContext& ctx, const SharedBytes& frame, ReplyFn reply,
+                           std::function<void()> fallback);
+
+// Sends `request` (a whole frame, size prefix included) to the controller
+// and returns its response frame (without the size prefix, from the
+// correlation id on). kNotController when no live controller is known,
+// kUnavailable when it did not answer within the timeout.
+void call_controller(Broker& broker, ShardState& shard, std::vector<SharedBytes> request,
+                     std::function<void(Result<SharedBytes>)> done);
+
+// A topic a broker creates for its own needs (auto-creation, the offsets topic).
+struct NewTopic {
+  std::string name;
+  int32_t partitions = 1;
+  int16_t replication_factor = 1;
+  std::map<std::string, std::string> configs;
+};
+
+// Asks the controller to create `topics` (CreateTopics under the relay's
+// client id); `done` with the first failure other than "already exists".
+void create_topics_at_controller(Broker& broker, ShardState& shard, std::vector<NewTopic> topics,
+                                 std::function<void(Status)> done);
+
+}  // namespace strata::server
