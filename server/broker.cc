@@ -272,6 +272,18 @@ void Broker::refresh() {
 
 void Broker::after_keep_alive() {
   trusted_until_ms_ = registration_->trusted_until_ms();
+  bool now = may_lead();
+  if (now != leading_) {
+    leading_ = now;
+    if (!now) {
+      spdlog::warn(
+          "broker {}: registration lease not renewed in time: it leads only the "
+          "partitions whose sole in-sync replica it is until it renews it",
+          config_.node_id);
+    } else {
+      spdlog::info("broker {}: registration lease renewed: leading again", config_.node_id);
+    }
+  }
   if (registration_->registered() && registration_->broker_epoch() != registered_epoch_) {
     // A new incarnation (the old lease expired): campaign again under it.
     registered_epoch_ = registration_->broker_epoch();

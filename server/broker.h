@@ -155,6 +155,7 @@ class Broker {
   std::atomic<int64_t> trusted_until_ms_{0};
   std::atomic<bool> refresh_queued_{false};
   int64_t registered_epoch_ = 0;  // control thread
+  bool leading_ = true;           // control thread: may_lead() when last looked at
   std::atomic<uint64_t> reconciled_version_{0};
   std::unique_ptr<coordinator::BrokerConfigStore> broker_configs_;
   std::shared_ptr<const engine::TopicConfig> topic_defaults_;
