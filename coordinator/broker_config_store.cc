@@ -32,11 +32,11 @@ const ConfigMap& DynamicBrokerConfigs::of(const BrokerScope& scope) const {
 
 Result<std::unique_ptr<BrokerConfigStore>> BrokerConfigStore::open(MetadataStore& store) {
   std::unique_ptr<BrokerConfigStore> s(new BrokerConfigStore(store));
-  STRATA_TRY(s->load());
+  STRATA_TRY(s->refresh());
   return s;
 }
 
-Status BrokerConfigStore::load() {
+Status BrokerConfigStore::refresh() {
   std::lock_guard lock(mu_);
   STRATA_ASSIGN_OR_RETURN(auto entries, store_.list(std::string(kPrefix)));
   auto next = std::make_shared<DynamicBrokerConfigs>();

@@ -56,9 +56,11 @@ class BrokerConfigStore {
   // removes the scope's record).
   Status set(const BrokerScope& scope, const ConfigMap& configs);
 
+  // Reads every record again (another broker of the cluster changed one).
+  Status refresh();
+
  private:
   explicit BrokerConfigStore(MetadataStore& store) : store_(store) {}
-  Status load();
 
   MetadataStore& store_;
   std::mutex mu_;  // serializes set()

@@ -267,7 +267,19 @@ void Broker::refresh() {
     spdlog::warn("controller: {}", n.error().to_string());
     control_timers_->schedule(1000, [this] { schedule_refresh(); });
   }
-  if (snapshot()->version != reconciled_version_.load()) reconcile_all([] {});
+  // Dynamic broker configs another broker changed (the cluster default, or
+  // this broker's own): the topic defaults follow.
+  bool defaults_changed = false;
+  if (auto st = broker_configs_->refresh(); !st) {
+    spdlog::warn("reading the dynamic broker configs: {}", st.error().to_string());
+  } else if (auto next = resolve_topic_defaults(topic_default_layers()); !next) {
+    spdlog::warn("the dynamic broker configs are not valid here: {}", next.error().to_string());
+  } else if (*next != *topic_defaults()) {
+    std::atomic_store(&topic_defaults_,
+                      std::make_shared<const engine::TopicConfig>(std::move(next).value()));
+    defaults_changed = true;
+  }
+  if (defaults_changed || snapshot()->version != reconciled_version_.load()) reconcile_all([] {});
 }
 
 void Broker::after_keep_alive() {

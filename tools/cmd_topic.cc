@@ -105,6 +105,16 @@ Status describe(const Globals& g, const std::string& name) {
   nlohmann::json parts = nlohmann::json::array();
   Table t({"PARTITION", "LEADER", "REPLICAS", "ISR", "START", "END"});
   for (const auto& p : topic.partitions) {
+    if (p.leader < 0) {
+      // Offline (its only replicas are down): no one can give its offsets.
+      parts.push_back({{"partition", p.id},
+                       {"leader", p.leader},
+                       {"replicas", p.replicas},
+                       {"isr", p.isrs},
+                       {"offline", true}});
+      t.add({std::to_string(p.id), "offline", join(p.replicas), join(p.isrs), "-", "-"});
+      continue;
+    }
     STRATA_ASSIGN_OR_RETURN(auto wm, k->watermarks(name, p.id));
     parts.push_back({{"partition", p.id},
                      {"leader", p.leader},

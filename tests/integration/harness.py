@@ -28,8 +28,11 @@ def free_port():
 
 
 class Broker:
-    def __init__(self, extra_args=(), cores=2, data_dir=None):
+    def __init__(self, extra_args=(), cores=2, data_dir=None, listen_host="127.0.0.1"):
+        """`listen_host`: the address to bind (0.0.0.0: every address, with
+        the bootstrap address advertised)."""
         self.extra_args = list(extra_args)
+        self.listen_host = listen_host
         self.cores = cores
         self.tmp = tempfile.mkdtemp(prefix="strata-it-")
         self.data_dir = data_dir or os.path.join(self.tmp, "data")
@@ -46,8 +49,13 @@ class Broker:
         assert self.proc is None, "broker already running"
         self.starts += 1
         self.log_path = os.path.join(self.tmp, "broker-%d.log" % self.starts)
-        args = [BROKER, "--data-dir", self.data_dir, "--listen", self.bootstrap,
-                "--cores", str(self.cores)] + self.extra_args
+        args = [BROKER, "--data-dir", self.data_dir, "--cores", str(self.cores)]
+        if self.listen_host == "127.0.0.1":
+            args += ["--listen", self.bootstrap]
+        else:
+            args += ["--listen", "%s:%d" % (self.listen_host, self.port),
+                     "--advertised", self.bootstrap]
+        args += self.extra_args
         self.log_file = open(self.log_path, "w")
         self.proc = subprocess.Popen(args, stdout=self.log_file, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT_S

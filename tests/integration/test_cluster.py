@@ -17,9 +17,9 @@ import time
 import unittest
 
 from confluent_kafka import KafkaError, KafkaException, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic
 from kafka import KafkaClient
-from kafka.protocol.admin import CreateTopicsRequest
+from kafka.protocol.admin import AlterConfigsRequest, CreateTopicsRequest
 from kafka.protocol.offset import OffsetRequest
 
 from cluster import Cluster
@@ -216,6 +216,52 @@ class ClusterClientsTest(unittest.TestCase):
         self.assertEqual(read_topic(c.address(2), "wrong", 1), sorted(b"after-%d" % i
                                                                        for i in range(20)))
 
+    def test_a_second_broker_with_a_taken_node_id_refuses_to_start(self):
+        c = self.cluster
+        data = os.path.join(c.dir, "intruder")
+        r = subprocess.run([os.environ.get("STRATA_BROKER", "strata-broker"), "--node-id", "2",
+                            "--data-dir", data, "--listen", "127.0.0.14:9092", "--set",
+                            "metadata.store=etcd", "--set", "etcd.endpoints=127.0.0.10:2379"],
+                           capture_output=True, timeout=TIMEOUT_S)
+        out = (r.stdout + r.stderr).decode()
+        self.assertEqual(r.returncode, 1, out)
+        self.assertIn("node id 2 is already registered by the broker at 127.0.0.12:9092", out)
+        self.assertEqual(sorted(metadata(c.address(2)).brokers), [1, 2, 3])
+        self.assertEqual(metadata(c.address(2)).brokers[2].host, "127.0.0.12")
+
+    def test_a_cluster_wide_broker_config_reaches_every_broker(self):
+        c = self.cluster
+        # The cluster default is the BROKER resource (type 4) with an empty
+        # name; librdkafka 2.0.2 cannot name it, kafka-python's wire client can.
+        def set_default(entries):
+            wire = WireClient(c.bootstrap)
+            try:
+                resp = wire.call(1, AlterConfigsRequest[0](
+                    resources=[(4, "", entries)], validate_only=False))
+                self.assertEqual(resp.resources[0][0], 0, resp.resources)
+            finally:
+                wire.close()
+
+        set_default([("log.retention.ms", "4321000")])
+
+        def seen_by(n):
+            b = AdminClient({"bootstrap.servers": c.address(n)})
+            res = ConfigResource("broker", str(n))
+            entry = b.describe_configs([res], request_timeout=TIMEOUT_S)[res].result(TIMEOUT_S)
+            e = entry["log.retention.ms"]
+            return e.value == "4321000" and e.source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value
+
+        for n in (1, 2, 3):
+            wait_until("broker %d applying the cluster default" % n, lambda: seen_by(n))
+        # New topics anywhere inherit it.
+        create(c.address(3), "inherits", partitions=3)
+        for n in (1, 2, 3):
+            a = AdminClient({"bootstrap.servers": c.address(n)})
+            res = ConfigResource("topic", "inherits")
+            got = a.describe_configs([res], request_timeout=TIMEOUT_S)[res].result(TIMEOUT_S)
+            self.assertEqual(got["retention.ms"].value, "4321000")
+        set_default([])
+
     def test_admin_requests_to_any_broker_reach_the_controller(self):
         c = self.cluster
         controller = metadata(c.address(1)).controller_id
@@ -302,6 +348,13 @@ class ClusterFaultTest(unittest.TestCase):
         for p in gone:
             self.assertEqual(md[p].error.code(), KafkaError.LEADER_NOT_AVAILABLE)
             self.assertEqual(md[p].replicas, [victim])
+        # The CLI shows them offline rather than failing.
+        out = subprocess.run([os.environ.get("STRATA_CLI", "strata"), "--bootstrap", c.address(1),
+                              "--json", "topic", "describe", "durable"], capture_output=True,
+                             timeout=TIMEOUT_S)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        described = {p["partition"]: p for p in json.loads(out.stdout)["partitions"]}
+        self.assertEqual(sorted(p for p, d in described.items() if d.get("offline")), gone)
         # ... while the others take writes.
         alive = [p for p in range(6) if p not in gone]
         more = [{"value": b"during-%d" % i, "partition": alive[i % len(alive)]} for i in range(60)]

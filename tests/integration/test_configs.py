@@ -18,7 +18,7 @@ import tempfile
 import unittest
 
 from confluent_kafka import OFFSET_BEGINNING, KafkaError, KafkaException, TopicPartition
-from confluent_kafka.admin import ConfigResource, ConfigSource
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
 
 from harness import BROKER, Broker
 from test_confluent import (TIMEOUT_S, admin, create_topic, create_topic_error, produce_all,
@@ -282,6 +282,13 @@ class ConfigsTest(unittest.TestCase):
             self.assertIn(f"127.0.0.1:{port}".encode(), out)
             self.assertIn(b"waiting for the metadata store", out)
             self.assertIn(b"metadata.startup.timeout.ms", out)
+
+    def test_a_broker_bound_to_every_address_advertises_the_address_it_is_given(self):
+        with Broker(listen_host="0.0.0.0") as b:
+            md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(timeout=TIMEOUT_S)
+            self.assertEqual([(x.host, x.port) for x in md.brokers.values()],
+                             [("127.0.0.1", b.port)])
+            self.assertIn("0.0.0.0:%d" % b.port, b.log())
 
     def test_listening_on_every_address_needs_an_advertised_one(self):
         with tempfile.TemporaryDirectory() as d:
