@@ -631,5 +631,38 @@ TEST_F(BrokerTest, OldFetchVersionsGetUnsupportedCompressionTypeForZstd) {
   EXPECT_EQ(records_of(part.records, 10).size(), 1u);
 }
 
+TEST_F(BrokerTest, ElectLeadersAnswersEveryPartitionItWasAskedAbout) {
+  create_topic("elect", 2);
+  using Req = kafka::ElectLeadersRequest;
+  using Resp = kafka::ElectLeadersResponse;
+  Req req;
+  req.topic_partitions = std::vector<Req::Topic>{{"elect", {0, 1, 5}}, {"nope", {0}}};
+  for (int16_t version : {0, 1, 2}) {
+    auto resp = client_->call<Req, Resp>(req, version);
+    EXPECT_EQ(resp.error_code, 0);
+    std::map<std::pair<std::string, int32_t>, int16_t> codes;
+    for (const auto& t : resp.results)
+      for (const auto& p : t.partitions)
+        codes[{t.topic, p.partition_id}] = p.error_code;
+    // The preferred replica leads already (one broker, one replica each).
+    EXPECT_EQ(codes[std::make_pair(std::string("elect"), 0)], 84) << "v" << version;
+    EXPECT_EQ(codes[std::make_pair(std::string("elect"), 1)], 84);
+    EXPECT_EQ(codes[std::make_pair(std::string("elect"), 5)], 3);  // UNKNOWN_TOPIC_OR_PARTITION
+    EXPECT_EQ(codes[std::make_pair(std::string("nope"), 0)], 3);
+    EXPECT_EQ(codes.size(), 4u);
+  }
+  // Every partition: none needs an election, so none is listed.
+  Req all;
+  all.topic_partitions = std::nullopt;
+  auto resp = client_->call<Req, Resp>(all, 2);
+  EXPECT_EQ(resp.error_code, 0);
+  EXPECT_TRUE(resp.results.empty());
+  // Unclean elections are refused.
+  Req unclean = req;
+  unclean.election_type = Req::kUnclean;
+  resp = client_->call<Req, Resp>(unclean, 1);
+  EXPECT_EQ(resp.error_code, 42);  // INVALID_REQUEST
+}
+
 }  // namespace
 }  // namespace strata::server
