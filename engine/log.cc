@@ -109,7 +109,7 @@ Result<BatchHeader> Log::check_append(std::span<const std::byte> batch,
   BatchLimits limits;
   limits.max_batch_bytes = static_cast<size_t>(cfg.max_message_bytes);
   limits.allow_control = options.allow_control;
-  limits.require_zero_base_offset = options.from_client;
+  limits.require_zero_base_offset = options.from_client && !options.keep_offsets;
   // The records of a data batch are walked once, below (which checks what
   // validate_batch's walk would); only broker-written control batches,
   // which skip that walk, are checked by validate_batch.
@@ -120,7 +120,7 @@ Result<BatchHeader> Log::check_append(std::span<const std::byte> batch,
   // it checks what validate_batch cannot see inside a compressed batch.
   std::optional<TimestampLimits> window;
   bool create_time = cfg.timestamp_type == TimestampType::kCreateTime;
-  if (create_time) {
+  if (create_time && !options.keep_offsets) {
     window = TimestampLimits{options_.clock->now_ms(), cfg.timestamp_before_max_ms(),
                              cfg.timestamp_after_max_ms()};
   }
@@ -210,11 +210,26 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
     flush_waiters_.push_back(FlushWaiter{next_offset_, [](Status) {}});
     maybe_start_sync();
   }
-  set_base_offset(batch.data(), next_offset_);
-  set_leader_epoch(batch.data(), options.leader_epoch);
-  header.base_offset = next_offset_;
-  header.leader_epoch = options.leader_epoch;
-  if (options_.config.timestamp_type == TimestampType::kLogAppendTime && !header.control()) {
+  if (options.keep_offsets) {
+    // The leader's batch as it wrote it: its offsets continue this log.
+    if (header.base_offset != next_offset_) {
+      return Error(Errc::kInvalidArgument,
+                   fmt::format("a follower's batch at offset {} does not continue the log at {}",
+                               header.base_offset, next_offset_));
+    }
+    if (!epochs_.empty() && header.leader_epoch.value() < epochs_.rbegin()->first) {
+      return Error(Errc::kInvalidArgument,
+                   fmt::format("a follower's batch of leader epoch {} after epoch {}",
+                               header.leader_epoch, epochs_.rbegin()->first));
+    }
+  } else {
+    set_base_offset(batch.data(), next_offset_);
+    set_leader_epoch(batch.data(), options.leader_epoch);
+    header.base_offset = next_offset_;
+    header.leader_epoch = options.leader_epoch;
+  }
+  if (options_.config.timestamp_type == TimestampType::kLogAppendTime && !header.control() &&
+      !options.keep_offsets) {
     TimestampMs now = options_.clock->now_ms();
     set_log_append_time(batch.span(), now);
     header = read_batch_header(batch.data());
@@ -312,6 +327,7 @@ bool Log::track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
     applied_.bytes_since_entry = 0;
   }
   applied_.bytes_since_entry += h.total_size();
+  track_epoch(h, update);
   applied_.max_timestamp = std::max(applied_.max_timestamp, h.max_timestamp);
   seg.meta.max_timestamp = std::max(seg.meta.max_timestamp, h.max_timestamp);
   applied_.next_offset = h.next_offset();
@@ -537,6 +553,7 @@ Status Log::delete_segments_below(Offset start) {
     segments_.erase(seg->base);
   if (last_entry_ && last_entry_->offset < segments_.begin()->first) last_entry_.reset();
   STRATA_TRY(options_.index->drop_before(options_.uid, segments_.begin()->first));
+  trim_epochs_below(segments_.begin()->first);
   for (const auto& seg : doomed) {
     STRATA_TRY(options_.fs->remove(seg->file->path()));
     spdlog::info("partition {}: deleted segment {} ({} bytes) below log start {}", options_.uid,

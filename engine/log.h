@@ -61,6 +61,17 @@ struct AppendOptions {
   LeaderEpoch leader_epoch{0};
   bool allow_control = false;  // broker-written control batches
   bool from_client = true;     // require baseOffset 0
+  // A follower's append of its leader's batch: the batch keeps the leader's
+  // base offset (which must be this log's end), leader epoch and timestamps
+  // (no clock check: the leader accepted them). Validated like any other.
+  bool keep_offsets = false;
+};
+
+// The answer to "where does my epoch end?" (OffsetForLeaderEpoch, KIP-279).
+struct EpochEnd {
+  LeaderEpoch epoch{-1};  // the largest epoch of this log not above the one asked; -1: none
+  Offset end_offset{-1};  // where it ends: the next epoch's start, or the log end; -1: none
+  bool operator==(const EpochEnd&) const = default;
 };
 
 struct AppendResult {
@@ -143,6 +154,24 @@ class Log {
   // [log start, log end].
   Status advance_start_offset(Offset offset);
 
+  // Removes every batch at and after `offset` — a follower's tail that
+  // diverged from its leader's. `offset` must start a batch (or be the log
+  // end) and be at or above the log start; the cut is durable, in the
+  // files and the index (epochs from there on go too), when it returns.
+  // Blocks on a scan of at most one index interval. kInvalidArgument while
+  // appends are in flight.
+  Status truncate_to(Offset offset);
+
+  // The leader epochs of the log's batches, each with the offset it begins.
+  const std::map<int32_t, Offset>& leader_epochs() const { return epochs_; }
+  // Kafka's epoch lookup (KIP-101/279) for a follower whose last epoch is
+  // `epoch`: the asked epoch itself if it is the latest (ending at the log
+  // end), else the largest epoch below it, ending where the next one
+  // begins; with no epoch at or below it, `epoch` ending where the first
+  // one begins; nothing (-1, -1) if `epoch` is above every epoch here or
+  // the log has none.
+  EpochEnd end_offset_for_epoch(LeaderEpoch epoch) const;
+
   // Stops taking work, waits for operations in flight, makes everything
   // durable and records it in the index. The Log may then be destroyed.
   void close(FlushCallback done);
@@ -201,6 +230,13 @@ class Log {
   // entry to `update` when one is due. Returns whether it added one.
   bool track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
                    index::IndexStore::Update& update);
+  // Records the batch's leader epoch if it begins a new one.
+  void track_epoch(const BatchHeader& h, index::IndexStore::Update& update);
+  // Loads the stored epochs that begin below `before` (recovery re-derives
+  // the rest from the batches it scans).
+  Status load_epochs(Offset before);
+  // Of the epochs begun below `start` keeps only the latest, moved to it.
+  void trim_epochs_below(Offset start);
   void post(std::function<void()> fn);
 
   // Where reading for `offset` should start in `seg`: an index entry's
@@ -222,6 +258,7 @@ class Log {
   // Index state at end_offset_.
   index::LogPoint applied_;
   std::optional<index::IndexEntry> last_entry_;
+  std::map<int32_t, Offset> epochs_;  // leader epoch -> its first offset
 
   std::vector<PendingAppend> pending_;
   bool dispatch_scheduled_ = false;

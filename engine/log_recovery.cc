@@ -152,6 +152,7 @@ Status Log::recover() {
   }
   applied_ = *start;
   recovery_.scanned = !trusted;
+  STRATA_TRY(load_epochs(applied_.next_offset));
 
   // Scan forward from the start, re-deriving index entries.
   index::IndexStore::Update update(uid);

@@ -32,6 +32,18 @@ std::string encode_segment_meta(const SegmentMeta& m) {
   return v;
 }
 
+std::string epoch_key(PartitionUid uid, LeaderEpoch epoch) {
+  std::string k = keys::prefix(uid);
+  keys::append_u64(k, keys::flip(epoch.value()));
+  return k;
+}
+
+std::string encode_offset(Offset o) {
+  std::string v;
+  keys::append_u64(v, keys::flip(o.value()));
+  return v;
+}
+
 Error db_error(const rocksdb::Status& s, std::string_view what) {
   return Error(Errc::kIoError, fmt::format("index store {}: {}", what, s.ToString()));
 }
@@ -117,8 +129,11 @@ void IndexStore::Update::set_segment(Offset segment, const SegmentMeta& meta) {
   }
   segments_.emplace_back(segment, meta);
 }
+void IndexStore::Update::add_epoch(const EpochEntry& epoch) {
+  epochs_.push_back(epoch);
+}
 bool IndexStore::Update::empty() const {
-  return entries_.empty() && !applied_ && segments_.empty();
+  return entries_.empty() && !applied_ && segments_.empty() && epochs_.empty();
 }
 
 Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path& dir,
@@ -148,6 +163,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
       {"time_index", cf_options},
       {"applied", cf_options},
       {"group_offsets", cf_options},
+      {"leader_epochs", cf_options},
   };
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(db_options, dir.string(), cfs, &store->handles_, &db);
@@ -157,6 +173,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   store->time_cf_ = store->handles_[2];
   store->applied_cf_ = store->handles_[3];
   store->group_cf_ = store->handles_[4];
+  store->epoch_cf_ = store->handles_[5];
   return store;
 }
 
@@ -182,6 +199,8 @@ Status IndexStore::write(const Update& update) {
     wb.Put(time_cf_, slice(keys::time_key(update.uid_, e.max_timestamp_before, e.offset)),
            slice(encode_time_value(e)));
   }
+  for (const auto& e : update.epochs_)
+    wb.Put(epoch_cf_, slice(epoch_key(update.uid_, e.epoch)), slice(encode_offset(e.start_offset)));
   if (update.applied_) STRATA_TRY(put_marker(wb, update.uid_, kApplied, *update.applied_));
   for (const auto& [segment, meta] : update.segments_) {
     wb.Put(applied_cf_, slice(segment_meta_key(update.uid_, segment)),
@@ -321,8 +340,60 @@ Status IndexStore::delete_time_entries(rocksdb::WriteBatch& wb, PartitionUid uid
   return ok_status();
 }
 
+Result<std::vector<EpochEntry>> IndexStore::leader_epochs(PartitionUid uid) const {
+  std::vector<EpochEntry> out;
+  auto lower = keys::prefix(uid);
+  auto upper = keys::prefix_end(uid);
+  rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, epoch_cf_));
+  for (it->Seek(slice(lower)); it->Valid(); it->Next()) {
+    auto k = it->key().ToStringView();
+    auto v = it->value().ToStringView();
+    if (k.size() != keys::kUidSize + 8 || v.size() != 8) {
+      return Error(Errc::kCorruption, fmt::format("leader epoch entry of partition {} has a bad "
+                                                  "size",
+                                                  uid));
+    }
+    out.push_back(
+        {LeaderEpoch(static_cast<int32_t>(keys::unflip(keys::read_u64(k, keys::kUidSize)))),
+         Offset(keys::unflip(keys::read_u64(v, 0)))});
+  }
+  if (!it->status().ok()) return db_error(it->status(), "epoch scan");
+  return out;
+}
+
+Status IndexStore::trim_epochs(rocksdb::WriteBatch& wb, PartitionUid uid, Offset from,
+                               bool at_or_after) const {
+  STRATA_ASSIGN_OR_RETURN(auto epochs, leader_epochs(uid));
+  const EpochEntry* latest_below = nullptr;
+  bool one_starts_there = false;
+  for (const auto& e : epochs) {
+    one_starts_there |= e.start_offset == from;
+    bool below = e.start_offset < from;
+    if (at_or_after) {
+      if (!below) wb.Delete(epoch_cf_, slice(epoch_key(uid, e.epoch)));
+    } else if (below) {
+      if (latest_below != nullptr) wb.Delete(epoch_cf_, slice(epoch_key(uid, latest_below->epoch)));
+      latest_below = &e;
+    }
+  }
+  if (!at_or_after && latest_below != nullptr) {
+    // The latest epoch begun below the new start now begins there, unless
+    // a later one does.
+    if (one_starts_there) {
+      wb.Delete(epoch_cf_, slice(epoch_key(uid, latest_below->epoch)));
+    } else {
+      wb.Put(epoch_cf_, slice(epoch_key(uid, latest_below->epoch)), slice(encode_offset(from)));
+    }
+  }
+  return ok_status();
+}
+
 Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point) {
   rocksdb::WriteBatch wb;
+  STRATA_TRY(trim_epochs(wb, uid, from, true));
   STRATA_TRY(put_marker(wb, uid, kApplied, point));
   wb.DeleteRange(offset_cf_, slice(keys::offset_key(uid, from)), slice(keys::prefix_end(uid)));
   STRATA_TRY(delete_time_entries(wb, uid, from, true));
@@ -346,6 +417,7 @@ Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point
 
 Status IndexStore::drop_before(PartitionUid uid, Offset before) {
   rocksdb::WriteBatch wb;
+  STRATA_TRY(trim_epochs(wb, uid, before, false));
   wb.DeleteRange(offset_cf_, slice(keys::prefix(uid)), slice(keys::offset_key(uid, before)));
   STRATA_TRY(delete_time_entries(wb, uid, before, false));
   wb.DeleteRange(applied_cf_, slice(keys::marker_key(uid, kSegmentMeta)),
@@ -359,7 +431,7 @@ Status IndexStore::drop_before(PartitionUid uid, Offset before) {
 
 Status IndexStore::drop_partition(PartitionUid uid) {
   rocksdb::WriteBatch wb;
-  for (auto* cf : {offset_cf_, time_cf_, applied_cf_, group_cf_}) {
+  for (auto* cf : {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_}) {
     wb.DeleteRange(cf, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
   }
   rocksdb::WriteOptions wo;

@@ -4,6 +4,7 @@
 //   offset_index  (partition uid, offset) -> (segment, position, max ts before)
 //   time_index    (partition uid, max ts before, offset) -> (segment, position)
 //   applied       (partition uid, kind) -> marker of what the index covers
+//   leader_epochs (partition uid, leader epoch) -> the epoch's start offset
 // Keys are big-endian so key order is numeric order. Both indexes hold the
 // same sparse entries: one per index.interval.bytes appended and one at the
 // first batch of every segment. An entry says "the batch at `offset` starts
@@ -69,6 +70,15 @@ struct SegmentMeta {
   bool operator==(const SegmentMeta&) const = default;
 };
 
+// A leader epoch of a partition and the offset of its first batch
+// (KIP-101's epoch cache): written with the index entries, so the applied
+// marker covers it, and rebuilt like them from the batches' epochs.
+struct EpochEntry {
+  LeaderEpoch epoch;
+  Offset start_offset;
+  bool operator==(const EpochEntry&) const = default;
+};
+
 class IndexStore {
  public:
   struct Options {
@@ -98,6 +108,8 @@ class IndexStore {
     void set_applied(const LogPoint& point);
     // The meta of the segment based at `segment`.
     void set_segment(Offset segment, const SegmentMeta& meta);
+    // A new leader epoch starting at `start`.
+    void add_epoch(const EpochEntry& epoch);
     bool empty() const;
 
    private:
@@ -106,6 +118,7 @@ class IndexStore {
     std::vector<IndexEntry> entries_;
     std::optional<LogPoint> applied_;
     std::vector<std::pair<Offset, SegmentMeta>> segments_;
+    std::vector<EpochEntry> epochs_;
   };
 
   Status write(const Update& update);
@@ -126,13 +139,16 @@ class IndexStore {
   Status set_recovery_point(PartitionUid uid, const LogPoint& point);
   // The meta of the segment based at `segment`, if one was written.
   Result<std::optional<SegmentMeta>> segment_meta(PartitionUid uid, Offset segment) const;
+  // The partition's leader epochs in epoch order.
+  Result<std::vector<EpochEntry>> leader_epochs(PartitionUid uid) const;
 
-  // Removes the entries with offset >= `from` and the metas of segments based
-  // above it, sets the applied marker to `point` and caps the recovery point
-  // at it. Durable when it returns.
+  // Removes the entries with offset >= `from`, the metas of segments based
+  // above it and the epochs starting at or after it, sets the applied marker
+  // to `point` and caps the recovery point at it. Durable when it returns.
   Status truncate(PartitionUid uid, Offset from, const LogPoint& point);
   // Removes the entries with offset < `before` and the metas of segments
-  // based below it (retention).
+  // based below it (retention); of the epochs starting below it only the
+  // latest stays, starting at `before`.
   Status drop_before(PartitionUid uid, Offset before);
   // Removes everything of a partition. Durable when it returns.
   Status drop_partition(PartitionUid uid);
@@ -162,6 +178,10 @@ class IndexStore {
   Result<std::optional<LogPoint>> get_marker(PartitionUid uid, char kind) const;
   Status delete_time_entries(rocksdb::WriteBatch& wb, PartitionUid uid, Offset from,
                              bool at_or_after) const;
+  // Deletes the epochs starting at or after `from`, or (`at_or_after`
+  // false) those starting before it but the latest, which is moved to it.
+  Status trim_epochs(rocksdb::WriteBatch& wb, PartitionUid uid, Offset from,
+                     bool at_or_after) const;
 
   Options options_;
   std::unique_ptr<rocksdb::DB> db_;
@@ -170,6 +190,7 @@ class IndexStore {
   rocksdb::ColumnFamilyHandle* time_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* applied_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* group_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* epoch_cf_ = nullptr;
 };
 
 }  // namespace strata::index

@@ -144,5 +144,37 @@ TEST_F(IndexStoreTest, CrashLosesUnflushedWritesButKeepsBatchesWhole) {
   EXPECT_FALSE(store_->applied(p1).value().has_value());
 }
 
+TEST_F(IndexStoreTest, LeaderEpochsAreTrimmedFromTheEndAndFromTheStart) {
+  PartitionUid p(3);
+  auto epochs = [&] { return store_->leader_epochs(p).value(); };
+  IndexStore::Update u(p);
+  for (auto [e, start] : {std::pair{1, 0}, {2, 10}, {4, 20}, {6, 30}})
+    u.add_epoch({LeaderEpoch(e), Offset(start)});
+  ASSERT_TRUE(store_->write(u).ok());
+  ASSERT_TRUE(store_->write([] {  // another partition's epochs stay apart
+                  IndexStore::Update other(PartitionUid(4));
+                  other.add_epoch({LeaderEpoch(9), Offset(0)});
+                  return other;
+                }())
+                  .ok());
+  ASSERT_EQ(epochs().size(), 4u);
+  // A truncation drops the epochs that begin at or after the cut.
+  LogPoint at25{Offset(25), Offset(20), FilePos(100), kNoTimestamp, 0};
+  ASSERT_TRUE(store_->truncate(p, Offset(25), at25).ok());
+  EXPECT_EQ(epochs(), (std::vector<EpochEntry>{{LeaderEpoch(1), Offset(0)},
+                                               {LeaderEpoch(2), Offset(10)},
+                                               {LeaderEpoch(4), Offset(20)}}));
+  // Retention keeps the epoch the new start falls in, starting there ...
+  ASSERT_TRUE(store_->drop_before(p, Offset(15)).ok());
+  EXPECT_EQ(epochs(), (std::vector<EpochEntry>{{LeaderEpoch(2), Offset(15)},
+                                               {LeaderEpoch(4), Offset(20)}}));
+  // ... unless an epoch begins exactly there.
+  ASSERT_TRUE(store_->drop_before(p, Offset(20)).ok());
+  EXPECT_EQ(epochs(), (std::vector<EpochEntry>{{LeaderEpoch(4), Offset(20)}}));
+  EXPECT_EQ(store_->leader_epochs(PartitionUid(4)).value().size(), 1u);
+  ASSERT_TRUE(store_->drop_partition(p).ok());
+  EXPECT_TRUE(epochs().empty());
+}
+
 }  // namespace
 }  // namespace strata::index

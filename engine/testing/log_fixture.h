@@ -96,25 +96,24 @@ class LogFixture : public ::testing::Test {
 
   // Appends without running the loop; the result arrives in `out`.
   Status append_async(std::vector<std::byte> bytes, std::optional<Result<AppendResult>>* out,
-                      bool record = true) {
+                      bool record = true, const AppendOptions& options = {}) {
     auto shared = SharedBytes::copy_of(bytes);
-    auto st =
-        log_->append(shared, AppendOptions{}, [this, shared, out, record](Result<AppendResult> r) {
-          if (r.ok() && record) {
-            ModelBatch m;
-            m.bytes.assign(shared.data(), shared.data() + shared.size());
-            m.header = read_batch_header(shared.data());
-            m.record_timestamps = record_timestamps(m);
-            model_[m.header.base_offset] = std::move(m);
-          }
-          if (out) *out = std::move(r);
-        });
+    auto st = log_->append(shared, options, [this, shared, out, record](Result<AppendResult> r) {
+      if (r.ok() && record) {
+        ModelBatch m;
+        m.bytes.assign(shared.data(), shared.data() + shared.size());
+        m.header = read_batch_header(shared.data());
+        m.record_timestamps = record_timestamps(m);
+        model_[m.header.base_offset] = std::move(m);
+      }
+      if (out) *out = std::move(r);
+    });
     return st;
   }
 
-  Result<AppendResult> append(std::vector<std::byte> bytes) {
+  Result<AppendResult> append(std::vector<std::byte> bytes, const AppendOptions& options = {}) {
     std::optional<Result<AppendResult>> out;
-    auto st = append_async(std::move(bytes), &out);
+    auto st = append_async(std::move(bytes), &out, true, options);
     if (!st) return std::move(st).error();
     loop_.run_until([&] { return out.has_value(); });
     return std::move(*out);

@@ -1,0 +1,101 @@
+// Log::truncate_to: cutting a follower's divergent tail.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "engine/log.h"
+#include "engine/segment_scanner.h"
+
+namespace strata::engine {
+
+Status Log::truncate_to(Offset offset) {
+  if (closing_) return Error(Errc::kShutdown, "log is closing");
+  if (!pending_.empty() || !writes_.empty() || sync_in_flight_) {
+    return Error(Errc::kInvalidArgument,
+                 fmt::format("partition {}: cannot truncate while appends or a sync are in "
+                             "flight",
+                             options_.uid));
+  }
+  if (offset < start_offset_ || offset > end_offset_) {
+    return Error(Errc::kOffsetOutOfRange,
+                 fmt::format("partition {}: cannot truncate to {} outside the log {}..{}",
+                             options_.uid, offset, start_offset_, end_offset_));
+  }
+  if (offset == end_offset_) return ok_status();
+
+  // Find the batch that starts at `offset` and the index state there.
+  auto seg = segment_for(offset);
+  uint64_t pos = 0;
+  TimestampMs max_ts = index::kNoTimestamp;
+  if (auto prev = segments_.find(seg->base); prev != segments_.begin()) {
+    max_ts = std::prev(prev)->second->max_timestamp_through;
+  }
+  STRATA_ASSIGN_OR_RETURN(auto entry, options_.index->offset_floor(options_.uid, offset));
+  if (entry && entry->segment == seg->base) {
+    pos = entry->position.value();
+    max_ts = entry->max_timestamp_before;
+  }
+  uint64_t since_entry = 0;
+  std::optional<uint64_t> cut;
+  SegmentScanner scanner(*seg->file, pos, seg->size, /*verify_crc=*/false);
+  while (!cut) {
+    STRATA_ASSIGN_OR_RETURN(auto batch, scanner.next());
+    if (!batch) break;
+    const auto& h = batch->header;
+    if (h.base_offset == offset) {
+      cut = batch->position;
+    } else if (h.base_offset > offset || h.last_offset() >= offset) {
+      break;
+    } else {
+      max_ts = std::max(max_ts, h.max_timestamp);
+      since_entry += h.total_size();
+    }
+  }
+  if (!cut) {
+    return Error(
+        Errc::kInvalidArgument,
+        fmt::format("partition {}: offset {} does not start a batch", options_.uid, offset));
+  }
+
+  // The files first, from the end back: whatever step a crash or an error
+  // stops at leaves a contiguous log, and markers past the files' end,
+  // which recovery does not trust.
+  bool removed = false;
+  while (segments_.rbegin()->first > seg->base) {
+    auto last = std::prev(segments_.end());
+    auto path = last->second->file->path();
+    last->second->file.reset();
+    segments_.erase(last);
+    removed = true;
+    STRATA_TRY(options_.fs->remove(path));
+  }
+  uint64_t cut_bytes = seg->size - *cut;
+  STRATA_TRY(seg->file->truncate(*cut));
+  STRATA_TRY(seg->file->sync_now());
+  if (removed || dir_dirty_) {
+    STRATA_TRY(dir_handle_->sync_now());
+    dir_dirty_ = false;
+  }
+  seg->size = *cut;
+  seg->synced_size = std::min(seg->synced_size, *cut);
+  seg->allocated = std::min(seg->allocated, *cut);
+  seg->cache_dropped = std::min(seg->cache_dropped, *cut);
+  seg->next_offset = offset;
+  seg->max_timestamp_through = max_ts;
+
+  applied_ = index::LogPoint{offset, seg->base, FilePos(*cut), max_ts, since_entry};
+  STRATA_TRY(options_.index->truncate(options_.uid, offset, applied_));
+  epochs_.erase(std::find_if(epochs_.begin(), epochs_.end(),
+                             [offset](const auto& e) { return e.second >= offset; }),
+                epochs_.end());
+  STRATA_ASSIGN_OR_RETURN(last_entry_, options_.index->offset_floor(options_.uid, Offset::max()));
+  spdlog::info("partition {}: truncated to offset {} ({} bytes from segment {} on, was {})",
+               options_.uid, offset, cut_bytes, seg->base, end_offset_);
+  end_offset_ = next_offset_ = offset;
+  durable_offset_ = std::min(durable_offset_, offset);
+  active_assigned_ = *cut;
+  for (auto& w : flush_waiters_)
+    w.target = std::min(w.target, offset);
+  return ok_status();
+}
+
+}  // namespace strata::engine
