@@ -135,6 +135,15 @@ Status Log::recover() {
       it->second->next_offset = next->first;
     }
   }
+  // Logs written before the epoch cache existed have none: one full scan
+  // derives it from their batches.
+  STRATA_ASSIGN_OR_RETURN(auto stored_epochs, idx.leader_epochs(uid));
+  bool has_data = std::any_of(segments_.begin(), segments_.end(),
+                              [](const auto& s) { return s.second->size > 0; });
+  if (stored_epochs.empty() && has_data && start) {
+    spdlog::info("partition {}: deriving its leader epochs from its batches, once", uid);
+    start.reset();
+  }
   if (!start) {
     trusted = false;
     repair = true;

@@ -664,5 +664,40 @@ TEST_F(BrokerTest, ElectLeadersAnswersEveryPartitionItWasAskedAbout) {
   EXPECT_EQ(resp.error_code, 42);  // INVALID_REQUEST
 }
 
+TEST_F(BrokerTest, OffsetForLeaderEpochSaysWhereAnEpochEndsUpToTheHighWatermark) {
+  create_topic("epochs", 2);
+  produce("epochs", 0, 3);
+  produce("epochs", 0, 2);
+  using Req = kafka::OffsetForLeaderEpochRequest;
+  using Resp = kafka::OffsetForLeaderEpochResponse;
+  for (int16_t version : {0, 2, 3, 4}) {
+    Req req;
+    req.replica_id = Req::kConsumer;
+    req.topics = {{"epochs", {{0, -1, 0}, {1, -1, 0}, {0, 0, 3}, {5, -1, 0}}},
+                  {"nope", {{0, -1, 0}}}};
+    if (version >= 2) req.topics[0].partitions.push_back({0, 1, 0});  // a newer leader epoch
+    auto resp = client_->call<Req, Resp>(req, version);
+    ASSERT_EQ(resp.topics.size(), 2u);
+    const auto& ps = resp.topics[0].partitions;
+    // Epoch 0 (this broker's only one) ends at the log end: offset 5.
+    EXPECT_EQ(ps[0].error_code, 0) << "v" << version;
+    EXPECT_EQ(ps[0].end_offset, 5);
+    if (version >= 1) {
+      EXPECT_EQ(ps[0].leader_epoch, 0);
+    }
+    // An empty partition has no epoch yet.
+    EXPECT_EQ(ps[1].error_code, 0);
+    EXPECT_EQ(ps[1].end_offset, -1);
+    // An epoch above every epoch in the log: undefined.
+    EXPECT_EQ(ps[2].error_code, 0);
+    EXPECT_EQ(ps[2].end_offset, -1);
+    EXPECT_EQ(ps[3].error_code, 3);  // UNKNOWN_TOPIC_OR_PARTITION
+    EXPECT_EQ(resp.topics[1].partitions[0].error_code, 3);
+    if (version >= 2) {
+      EXPECT_EQ(ps[4].error_code, 75);  // UNKNOWN_LEADER_EPOCH
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata::server

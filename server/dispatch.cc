@@ -169,6 +169,9 @@ void dispatch_here(const RequestContext& ctx, const SharedBytes& frame,
     case OffsetDeleteRequest::kApiKey:
       return decode_and_run<OffsetDeleteRequest, OffsetDeleteResponse>(ctx, frame, h, reply,
                                                                        handlers::offset_delete);
+    case OffsetForLeaderEpochRequest::kApiKey:
+      return decode_and_run<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse>(
+          ctx, frame, h, reply, handlers::offset_for_leader_epoch);
     case ElectLeadersRequest::kApiKey:
       return decode_and_run<ElectLeadersRequest, ElectLeadersResponse>(ctx, frame, h, reply,
                                                                        handlers::elect_leaders);

@@ -29,6 +29,8 @@ void incremental_alter_configs(const RequestContext& ctx, kafka::IncrementalAlte
                                Responder<kafka::AlterConfigsResponse> out);
 void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
                     Responder<kafka::DeleteRecordsResponse> out);
+void offset_for_leader_epoch(const RequestContext& ctx, kafka::OffsetForLeaderEpochRequest req,
+                             Responder<kafka::OffsetForLeaderEpochResponse> out);
 void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
                    Responder<kafka::ElectLeadersResponse> out);
 void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest req,

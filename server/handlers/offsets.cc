@@ -147,4 +147,44 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
       });
 }
 
+void offset_for_leader_epoch(const RequestContext& ctx, kafka::OffsetForLeaderEpochRequest req,
+                             Responder<kafka::OffsetForLeaderEpochResponse> out) {
+  auto snap = ctx.broker.snapshot();
+  auto resp = std::make_shared<kafka::OffsetForLeaderEpochResponse>();
+  std::vector<PartitionUid> uids;
+  auto where =
+      resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
+              ctx.broker.may_lead(), [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
+  std::vector<int32_t> epochs;
+  std::vector<std::pair<size_t, size_t>> at;
+  for (const auto& w : where) {
+    epochs.push_back(w.request->leader_epoch);
+    at.emplace_back(w.topic, w.partition);
+  }
+  // A consumer learns nothing past the high watermark; a follower (a
+  // replica id >= 0, with replication) reads the log end.
+  bool consumer = req.replica_id < 0;
+  struct Answer {
+    ErrorCode error = ErrorCode::kNone;
+    engine::EpochEnd end;
+  };
+  run_on_owners<Answer>(
+      ctx.broker, ctx.shard.id(), uids,
+      [epochs, consumer](Partition* p, size_t i, std::function<void(Answer)> done) {
+        if (p == nullptr) return done(Answer{ErrorCode::kNotLeaderOrFollower, {}});
+        auto end = p->log().end_offset_for_epoch(LeaderEpoch(epochs[i]));
+        if (consumer && end.end_offset > p->high_watermark()) end.end_offset = p->high_watermark();
+        done(Answer{ErrorCode::kNone, end});
+      },
+      [resp, at, out](std::vector<Answer> answers) {
+        for (size_t i = 0; i < answers.size(); ++i) {
+          auto& rp = resp->topics[at[i].first].partitions[at[i].second];
+          rp.error_code = kafka::code(answers[i].error);
+          rp.leader_epoch = answers[i].end.epoch.value();
+          rp.end_offset = answers[i].end.end_offset.value();
+        }
+        out.send(*resp);
+      });
+}
+
 }  // namespace strata::server::handlers

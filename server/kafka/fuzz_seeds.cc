@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   seeds<DeleteTopicsRequest>(dir);
   seeds<DeleteRecordsRequest>(dir);
   seeds<ElectLeadersRequest>(dir);
+  seeds<OffsetForLeaderEpochRequest>(dir);
   seeds<DescribeConfigsRequest>(dir);
   seeds<AlterConfigsRequest>(dir);
   seeds<CreatePartitionsRequest>(dir);

@@ -44,6 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case DeleteTopicsRequest::kApiKey: check<DeleteTopicsRequest>(frame, *h); break;
     case DeleteRecordsRequest::kApiKey: check<DeleteRecordsRequest>(frame, *h); break;
     case ElectLeadersRequest::kApiKey: check<ElectLeadersRequest>(frame, *h); break;
+    case OffsetForLeaderEpochRequest::kApiKey: check<OffsetForLeaderEpochRequest>(frame, *h); break;
     case DescribeConfigsRequest::kApiKey: check<DescribeConfigsRequest>(frame, *h); break;
     case AlterConfigsRequest::kApiKey: check<AlterConfigsRequest>(frame, *h); break;
     case CreatePartitionsRequest::kApiKey: check<CreatePartitionsRequest>(frame, *h); break;

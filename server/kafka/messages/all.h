@@ -23,5 +23,6 @@
 #include "server/kafka/messages/offset_commit.h"
 #include "server/kafka/messages/offset_delete.h"
 #include "server/kafka/messages/offset_fetch.h"
+#include "server/kafka/messages/offset_for_leader_epoch.h"
 #include "server/kafka/messages/produce.h"
 #include "server/kafka/messages/sync_group.h"
