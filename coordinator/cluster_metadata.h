@@ -23,6 +23,7 @@ struct BrokerInfo {
   std::string host;
   int32_t port = 0;
   std::optional<std::string> rack;
+  int32_t rpc_port = -1;  // broker-to-broker RPC (replication); -1: not known
 };
 
 // One partition's replication state. Only the controller changes it (with

@@ -126,6 +126,7 @@ Result<Offset> Partition::delete_records(Offset offset) {
 }
 
 void Partition::after_append(int64_t records) {
+  notify();  // followers waiting for the log end
   if (log_->config().durability == engine::Durability::kFsync) {
     // Move the high watermark along; flushes waiting together share a sync.
     log_->flush([this](Status) { notify(); });
@@ -173,8 +174,13 @@ Status Partition::apply_topic_compression(std::vector<SharedBytes>& batches) con
 
 void Partition::read(Offset offset, size_t max_bytes,
                      std::function<void(Result<ReadResult>)> done) {
+  read_below(offset, max_bytes, high_watermark(), std::move(done));
+}
+
+void Partition::read_below(Offset offset, size_t max_bytes, Offset limit,
+                           std::function<void(Result<ReadResult>)> done) {
   Offset hw = high_watermark();
-  log_->read(offset, max_bytes, hw,
+  log_->read(offset, max_bytes, limit,
              [this, hw, done = std::move(done)](Result<engine::ReadResult> r) {
                if (!r) return done(r.error());
                ReadResult out;
@@ -185,6 +191,17 @@ void Partition::read(Offset offset, size_t max_bytes,
                out.log_start_offset = log_->log_start_offset();
                done(std::move(out));
              });
+}
+
+void Partition::read_for_follower(Offset offset, size_t max_bytes,
+                                  std::function<void(Result<ReadResult>)> done) {
+  if (auto st = require_leader(); !st) return done(st.error());
+  read_below(offset, max_bytes, Offset::max(), std::move(done));
+}
+
+void Partition::wait_for_end(Offset seen, std::weak_ptr<void> alive, std::function<void()> fire) {
+  if (log_->log_end_offset() > seen) return fire();
+  waiters_.push_back(Waiter{seen, std::move(alive), std::move(fire), /*log_end=*/true});
 }
 
 void Partition::wait(Offset seen, std::weak_ptr<void> alive, std::function<void()> fire) {
@@ -198,10 +215,11 @@ void Partition::wait(Offset seen, std::weak_ptr<void> alive, std::function<void(
 void Partition::notify() {
   if (waiters_.empty()) return;
   Offset hw = high_watermark();
+  Offset end = log_->log_end_offset();
   std::vector<std::function<void()>> ready;
   std::erase_if(waiters_, [&](Waiter& w) {
     if (w.alive.expired()) return true;
-    if (hw <= w.seen) return false;
+    if ((w.log_end ? end : hw) <= w.seen) return false;
     ready.push_back(std::move(w.fire));
     return true;
   });

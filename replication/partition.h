@@ -116,6 +116,15 @@ class Partition {
   // Calls `fire` once, when the high watermark moves past `seen` (at once if
   // it already has). Waiters whose `alive` token expired are dropped.
   void wait(Offset seen, std::weak_ptr<void> alive, std::function<void()> fire);
+
+  // What a follower copies: whole batches from `offset` up to the log end
+  // (not the high watermark), up to `max_bytes` (at least one batch). Only
+  // the leader serves it (kNotLeader).
+  void read_for_follower(Offset offset, size_t max_bytes,
+                         std::function<void(Result<ReadResult>)> done);
+  // Calls `fire` once, when the log end moves past `seen` (a follower's
+  // long poll).
+  void wait_for_end(Offset seen, std::weak_ptr<void> alive, std::function<void()> fire);
   // Fires every waiter (shutdown, role changes).
   void wake_all();
 
@@ -124,6 +133,9 @@ class Partition {
  private:
   // kNotLeader unless this replica leads.
   Status require_leader() const;
+  // Whole batches from `offset`, none at or beyond `limit`.
+  void read_below(Offset offset, size_t max_bytes, Offset limit,
+                  std::function<void(Result<ReadResult>)> done);
   void after_append(int64_t records);
   void notify();
   // Re-encodes `batches` in the topic's compression.type (unless "producer").
@@ -134,6 +146,7 @@ class Partition {
     Offset seen;
     std::weak_ptr<void> alive;
     std::function<void()> fire;
+    bool log_end = false;  // waits for the log end, not the high watermark
   };
 
   std::string topic_;

@@ -8,6 +8,7 @@
 
 #include "coordinator/group/group_records.h"
 #include "server/listener.h"
+#include "server/replica_rpc.h"
 
 namespace strata::server {
 namespace {
@@ -44,7 +45,12 @@ Broker::Broker(const BrokerConfig& config, coordinator::MetadataStore& store, co
 Broker::~Broker() {
   if (!stopped_) {
     // Not stopped cleanly (a failed start): halt threads without the marker.
-    if (listener_) run_on(shard(0), [&] { listener_->close(); });
+    if (listener_ || rpc_) {
+      run_on(shard(0), [&] {
+        if (listener_) listener_->close();
+        if (rpc_) rpc_->close();
+      });
+    }
     for (auto& s : shards_)
       s->stop();
     if (control_) {
@@ -53,6 +59,7 @@ Broker::~Broker() {
     }
   }
   listener_.reset();
+  rpc_.reset();
   states_.clear();
   shards_.clear();
 }
@@ -65,6 +72,10 @@ unsigned Broker::shard_for(PartitionUid uid) const {
 
 uint16_t Broker::port() const {
   return listener_->port();
+}
+
+uint16_t Broker::rpc_port() const {
+  return rpc_->port();
 }
 
 engine::TopicConfig Broker::effective_config(const coordinator::TopicInfo& topic) const {
@@ -173,6 +184,7 @@ Status Broker::open() {
   // and that is the port clients must be told.
   STRATA_ASSIGN_OR_RETURN(listener_, run_on(shard(0), [&] { return Listener::open(*this); }));
   if (config_.listen_port == 0) config_.listen_port = listener_->port();
+  STRATA_ASSIGN_OR_RETURN(rpc_, run_on(shard(0), [&] { return RpcServer::open(*this); }));
 
   STRATA_TRY(run_on(*control_, [&] { return join_cluster(); }));
   remove_orphan_dirs();
@@ -183,7 +195,10 @@ Status Broker::open() {
   opened.get_future().get();
   for (auto& st : states_)
     run_on(st->shard(), [&] { st->start_retention(); });
-  run_on(shard(0), [&] { listener_->start(); });
+  run_on(shard(0), [&] {
+    listener_->start();
+    rpc_->start();
+  });
   spdlog::info("strata-broker node {} serving {} topic(s) on {}:{} with {} shard(s), data in {}",
                config_.node_id, snapshot()->topics.size(), config_.listen_host, port(), cores,
                config_.data_dir.string());
@@ -212,7 +227,8 @@ Status Broker::wait_for_store() {
 Status Broker::join_cluster() {
   control_timers_ = std::make_unique<io::AsioTimers>(control_->io());
   coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
-                               config_.advertised_port_or_listen(), config_.rack};
+                               config_.advertised_port_or_listen(), config_.rack,
+                               static_cast<int32_t>(rpc_->port())};
   registration_ = std::make_unique<coordinator::BrokerRegistration>(
       store_, clock_, *control_timers_, self,
       coordinator::BrokerRegistration::Options{config_.broker_session_timeout_ms});
@@ -416,7 +432,10 @@ Status Broker::stop() {
   if (stopped_) return ok_status();
   stopping_ = true;
   spdlog::info("stopping: no new connections; finishing requests in flight");
-  run_on(shard(0), [&] { listener_->close(); });
+  run_on(shard(0), [&] {
+    listener_->close();
+    rpc_->close();
+  });
   for (auto& st : states_)
     run_on(st->shard(), [&] { st->wake_all(); });
   // Let connections finish what they started, within the bound.

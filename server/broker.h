@@ -40,6 +40,7 @@
 namespace strata::server {
 
 class Listener;
+class RpcServer;
 
 class Broker {
  public:
@@ -65,7 +66,8 @@ class Broker {
   unsigned shard_for(PartitionUid uid) const;
   ShardState& state(unsigned shard) { return *states_[shard]; }
   io::Shard& shard(unsigned i) { return *shards_[i]; }
-  uint16_t port() const;  // the port actually bound (tests listen on port 0)
+  uint16_t port() const;      // the port actually bound (tests listen on port 0)
+  uint16_t rpc_port() const;  // where followers fetch (see rpc.port)
   bool stopping() const { return stopping_.load(); }
 
   // The configuration a topic's logs run with: broker defaults + overrides.
@@ -162,6 +164,7 @@ class Broker {
   std::vector<std::unique_ptr<io::Shard>> shards_;
   std::vector<std::unique_ptr<ShardState>> states_;
   std::unique_ptr<Listener> listener_;
+  std::unique_ptr<RpcServer> rpc_;
   std::atomic<bool> stopping_{false};
   bool stopped_ = false;
 };

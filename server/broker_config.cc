@@ -69,6 +69,7 @@ const std::vector<std::string_view>& static_keys() {
       "metadata.store",
       "etcd.endpoints",
       "metadata.startup.timeout.ms",
+      "rpc.port",
       "broker.session.timeout.ms",
       "broker.rack",
       "auto.leader.rebalance.enable",
@@ -175,6 +176,8 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
     auto endpoints = coordinator::parse_etcd_endpoints(value);
     if (!endpoints) return bad_value(key, value, endpoints.error().message());
     etcd_endpoints = std::move(endpoints).value();
+  } else if (key == "rpc.port") {
+    STRATA_ASSIGN_OR_RETURN(rpc_port, parse_int<uint16_t>(key, value, 0, 65535));
   } else if (key == "metadata.startup.timeout.ms") {
     STRATA_ASSIGN_OR_RETURN(metadata_startup_timeout_ms,
                             parse_int<int64_t>(key, value, 0, INT64_MAX));
@@ -279,6 +282,7 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  metadata.store (embedded, the default, or etcd), etcd.endpoints\n"
                  "  (host:port,... of the etcd cluster, with metadata.store=etcd),\n"
                  "  metadata.startup.timeout.ms, broker.session.timeout.ms, broker.rack,\n"
+                 "  rpc.port (followers fetch there; 0 = any free port, the default),\n"
                  "  auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,\n"
                  "  offsets.topic.replication.factor,\n"
                  "  and the defaults of the topic configs, with Kafka's names:\n";
@@ -341,6 +345,7 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"metadata.store", metadata_store == MetadataStoreKind::kEtcd ? "etcd" : "embedded"},
       {"etcd.endpoints", fmt::format("{}", fmt::join(etcd_endpoints, ","))},
       {"metadata.startup.timeout.ms", std::to_string(metadata_startup_timeout_ms)},
+      {"rpc.port", std::to_string(rpc_port)},
       {"broker.session.timeout.ms", std::to_string(broker_session_timeout_ms)},
       {"broker.rack", rack.value_or("")},
       {"auto.leader.rebalance.enable", auto_leader_rebalance ? "true" : "false"},

@@ -29,7 +29,11 @@ struct BrokerConfig {
   uint16_t listen_port = 9092;
   std::string advertised_host;   // empty: the listen host
   uint16_t advertised_port = 0;  // 0: the listen port
-  unsigned cores = 0;            // 0: one shard per CPU
+  // rpc.port: where followers fetch from this broker (on the listen host);
+  // 0, the default, lets the kernel pick one — peers learn it from the
+  // broker's registration.
+  uint16_t rpc_port = 0;
+  unsigned cores = 0;  // 0: one shard per CPU
   std::string log_level = "info";
 
   bool auto_create_topics = true;

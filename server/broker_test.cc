@@ -12,6 +12,7 @@
 #include "engine/batch_builder.h"
 #include "engine/compression.h"
 #include "engine/legacy_records.h"
+#include "replication/rpc_client.h"
 #include "server/group_lag.h"
 #include "server/kafka/error_code.h"
 #include "server/kafka/messages/all.h"
@@ -697,6 +698,130 @@ TEST_F(BrokerTest, OffsetForLeaderEpochSaysWhereAnEpochEndsUpToTheHighWatermark)
       EXPECT_EQ(ps[4].error_code, 75);  // UNKNOWN_LEADER_EPOCH
     }
   }
+}
+
+TEST_F(BrokerTest, AFollowerLearnsWhereItsEpochEndsAndCopiesBatchesOverTheRpc) {
+  namespace rpc = replication::rpc;
+  create_topic("copied", 1);
+  for (int i = 0; i < 3; ++i)
+    produce("copied", 0, 3);
+  boost::asio::io_context io;
+  auto client = replication::RpcClient::create(io, "127.0.0.1", broker_->rpc_port(), 2, 1);
+  auto call = [&](rpc::Request req) {
+    std::optional<Result<rpc::Response>> out;
+    client->call(std::move(req), 10000, [&](Result<rpc::Response> r) { out = std::move(r); });
+    while (!out)
+      io.run_one();
+    EXPECT_TRUE(out->ok()) << out->error().to_string();
+    return std::move(*out).value();
+  };
+
+  // Where does epoch 0 end? At this leader's log end; other asks are routed
+  // like a client's.
+  rpc::Request ask;
+  auto add_ask = [&](const std::string& topic, int32_t current, int32_t epoch) {
+    auto* p = ask.mutable_epoch_end()->add_partitions();
+    p->set_topic(topic);
+    p->set_partition(0);
+    p->set_current_leader_epoch(current);
+    p->set_leader_epoch(epoch);
+  };
+  add_ask("copied", 0, 0);
+  add_ask("copied", 1, 0);  // a newer leader epoch than this broker knows
+  add_ask("nope", 0, 0);
+  add_ask("copied", 0, 3);  // above every epoch here
+  auto ends = call(ask).epoch_end();
+  ASSERT_EQ(ends.partitions_size(), 4);
+  EXPECT_EQ(ends.partitions(0).error_code(), 0);
+  EXPECT_EQ(ends.partitions(0).leader_epoch(), 0);
+  EXPECT_EQ(ends.partitions(0).end_offset(), 9);
+  EXPECT_EQ(ends.partitions(1).error_code(), 75);  // UNKNOWN_LEADER_EPOCH
+  EXPECT_EQ(ends.partitions(2).error_code(), 3);   // UNKNOWN_TOPIC_OR_PARTITION
+  EXPECT_EQ(ends.partitions(3).error_code(), 0);
+  EXPECT_EQ(ends.partitions(3).end_offset(), -1);
+
+  // Fetch from the start: the leader's batches as stored, CRCs intact.
+  auto fetch = [&](int64_t from, int32_t max_wait_ms) {
+    rpc::Request req;
+    auto* p = req.mutable_fetch()->add_partitions();
+    p->set_topic("copied");
+    p->set_partition(0);
+    p->set_current_leader_epoch(0);
+    p->set_fetch_offset(from);
+    req.mutable_fetch()->set_max_wait_ms(max_wait_ms);
+    return req;
+  };
+  auto got = call(fetch(0, 0)).fetch().partitions(0);
+  EXPECT_EQ(got.error_code(), 0);
+  EXPECT_EQ(got.log_end_offset(), 9);
+  EXPECT_EQ(got.high_watermark(), 9);
+  std::vector<int64_t> bases;
+  std::span<const std::byte> rest(reinterpret_cast<const std::byte*>(got.records().data()),
+                                  got.records().size());
+  while (!rest.empty()) {
+    auto one = rest.first(engine::read_batch_header(rest.data()).total_size());
+    auto h = engine::validate_batch(one, {.max_batch_bytes = 1 << 20}).value();
+    bases.push_back(h.base_offset.value());
+    rest = rest.subspan(one.size());
+  }
+  EXPECT_EQ(bases, (std::vector<int64_t>{0, 3, 6}));
+  EXPECT_EQ(std::vector<std::byte>(reinterpret_cast<const std::byte*>(got.records().data()),
+                                   reinterpret_cast<const std::byte*>(got.records().data()) +
+                                       first_batch("copied", 0).size()),
+            first_batch("copied", 0));
+
+  // At the log end with no wait: nothing. With a wait: the next batch, once
+  // it is appended (or at once, had it arrived first).
+  auto empty = call(fetch(9, 0)).fetch().partitions(0);
+  EXPECT_EQ(empty.error_code(), 0);
+  EXPECT_TRUE(empty.records().empty());
+  std::optional<Result<rpc::Response>> waited;
+  client->call(fetch(9, 10000), 20000, [&](Result<rpc::Response> r) { waited = std::move(r); });
+  io.poll();
+  produce("copied", 0, 2);
+  while (!waited)
+    io.run_one();
+  ASSERT_TRUE(waited->ok());
+  auto next = (*waited)->fetch().partitions(0);
+  EXPECT_EQ(next.log_end_offset(), 11);
+  ASSERT_FALSE(next.records().empty());
+  auto h = engine::read_batch_header(reinterpret_cast<const std::byte*>(next.records().data()));
+  EXPECT_EQ(h.base_offset, Offset(9));
+  EXPECT_EQ(h.total_size(), next.records().size());
+}
+
+TEST_F(BrokerTest, TheRpcPortClosesOnBadFramesAndKeepsServing) {
+  namespace rpc = replication::rpc;
+  namespace asio = boost::asio;
+  asio::io_context io;
+  auto closed_after = [&](std::vector<unsigned char> bytes) {
+    asio::ip::tcp::socket s(io);
+    s.connect({asio::ip::make_address("127.0.0.1"), broker_->rpc_port()});
+    asio::write(s, asio::buffer(bytes));
+    char c;
+    boost::system::error_code ec;
+    s.read_some(asio::buffer(&c, 1), ec);
+    return ec == asio::error::eof || ec == asio::error::connection_reset;
+  };
+  EXPECT_TRUE(closed_after({0xff, 0xff, 0xff, 0xff}));                    // 4 GiB announced
+  EXPECT_TRUE(closed_after({0x00, 0x00, 0x00, 0x03, 0xff, 0xff, 0xff}));  // not protobuf
+  // A request with no call is answered with an error, and the port serves on.
+  auto client = replication::RpcClient::create(io, "127.0.0.1", broker_->rpc_port(), 2, 1);
+  std::optional<Result<rpc::Response>> out;
+  client->call(rpc::Request{}, 10000, [&](Result<rpc::Response> r) { out = std::move(r); });
+  while (!out)
+    io.run_one();
+  ASSERT_TRUE(out->ok());
+  EXPECT_EQ((*out)->error_code(), 42);  // INVALID_REQUEST
+  // Nothing listening: the call fails (and says where), it does not hang.
+  auto nowhere = replication::RpcClient::create(io, "127.0.0.1", 1, 2, 1);
+  out.reset();
+  nowhere->call(rpc::Request{}, 10000, [&](Result<rpc::Response> r) { out = std::move(r); });
+  while (!out)
+    io.run_one();
+  ASSERT_FALSE(out->ok());
+  EXPECT_EQ(out->error().code(), Errc::kUnavailable);
+  EXPECT_NE(out->error().message().find("127.0.0.1:1"), std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -16,6 +17,11 @@ namespace strata::server {
 
 class Broker;
 class Connection;
+
+// Binds `acceptor` to host:port (a name is resolved) and listens; returns
+// the port bound (port 0: the kernel's pick).
+Result<uint16_t> listen_on(boost::asio::ip::tcp::acceptor& acceptor, const std::string& host,
+                           uint16_t port);
 
 class Listener {
  public:

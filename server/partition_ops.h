@@ -71,4 +71,28 @@ void run_on_owners(Broker& broker, unsigned origin, const std::vector<PartitionU
   }
 }
 
+// A long poll's waiters: on each partition's owning shard, a one-shot
+// waiter that posts `wake` to `origin` once the partition's high watermark
+// (with `log_end`, its log end) passes seen[i]. Waiters die with `alive`;
+// `wake` may run more than once (once per partition that moved).
+inline void wait_on_owners(Broker& broker, unsigned origin, const std::vector<PartitionUid>& uids,
+                           std::vector<Offset> seen, bool log_end, std::weak_ptr<void> alive,
+                           std::function<void()> wake) {
+  run_on_owners<int>(
+      broker, origin, uids,
+      [seen = std::move(seen), log_end, alive, wake, origin, &broker](
+          Partition* p, size_t i, std::function<void(int)> done) {
+        if (p != nullptr) {
+          auto fire = [wake, origin, &broker] { broker.shard(origin).post(wake); };
+          if (log_end) {
+            p->wait_for_end(seen[i], alive, fire);
+          } else {
+            p->wait(seen[i], alive, fire);
+          }
+        }
+        done(0);
+      },
+      [](std::vector<int>) {});
+}
+
 }  // namespace strata::server

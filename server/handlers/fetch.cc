@@ -129,24 +129,12 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     std::vector<Offset> seen;
     for (const auto& r : results)
       seen.push_back(r.read->high_watermark);
-    unsigned origin = ctx_.shard.id();
-    auto& broker = ctx_.broker;
     // Waiters hold the op weakly: the timer keeps it alive while it waits.
     std::weak_ptr<FetchOp> weak = self;
-    run_on_owners<int>(
-        broker, origin, uids(),
-        [seen, alive, weak, origin, &broker](Partition* p, size_t i,
-                                             std::function<void(int)> done) {
-          if (p != nullptr) {
-            p->wait(seen[i], alive, [weak, origin, &broker] {
-              broker.shard(origin).post([weak] {
-                if (auto op = weak.lock()) op->wake();
-              });
-            });
-          }
-          done(0);
-        },
-        [](std::vector<int>) {});
+    wait_on_owners(ctx_.broker, ctx_.shard.id(), uids(), std::move(seen), /*log_end=*/false, alive,
+                   [weak] {
+                     if (auto op = weak.lock()) op->wake();
+                   });
     timer_.expires_at(deadline_);
     timer_.async_wait([self](const boost::system::error_code& ec) {
       if (!ec) self->wake();

@@ -1,0 +1,333 @@
+#include "server/replica_rpc.h"
+
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "replication/replication.pb.h"
+#include "replication/rpc_frame.h"
+#include "server/broker.h"
+#include "server/kafka/error_code.h"
+#include "server/listener.h"
+#include "server/partition_ops.h"
+#include "server/partition_route.h"
+
+namespace strata::server {
+namespace {
+
+namespace asio = boost::asio;
+namespace rpc = replication::rpc;
+using kafka::ErrorCode;
+using replication::Partition;
+
+constexpr int32_t kMaxWaitMs = 30000;
+constexpr int32_t kDefaultPartitionBytes = 1 << 20;
+
+// One follower connection: frames in, answers out in completion order.
+class RpcConnection : public std::enable_shared_from_this<RpcConnection> {
+ public:
+  RpcConnection(Broker& broker, unsigned shard, asio::ip::tcp::socket socket)
+      : broker_(broker), shard_(shard), socket_(std::move(socket)) {}
+
+  void start() { read_header(); }
+
+  Broker& broker() { return broker_; }
+  unsigned shard() const { return shard_; }
+  asio::io_context& io() { return broker_.shard(shard_).io(); }
+
+  void send(const rpc::Response& resp) {
+    queue_.push_back(replication::encode_frame(resp));
+    write_next();
+  }
+
+ private:
+  void read_header() {
+    asio::async_read(
+        socket_, asio::buffer(header_, sizeof(header_)),
+        [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+          if (ec) return;  // the follower went away
+          auto n = replication::frame_length(
+              std::span<const std::byte, replication::kFrameHeaderBytes>(self->header_),
+              replication::kMaxRequestFrame);
+          if (!n) {
+            spdlog::warn("rpc: closing a connection: {}", n.error().to_string());
+            return self->close();
+          }
+          self->read_body(*n);
+        });
+  }
+
+  void read_body(uint32_t n) {
+    body_ = SharedBytes::allocate(n);
+    asio::async_read(socket_, asio::buffer(body_.data(), body_.size()),
+                     [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                       if (ec) return;
+                       auto req = replication::decode_message<rpc::Request>(self->body_.span());
+                       if (!req) {
+                         spdlog::warn("rpc: closing a connection: {}", req.error().to_string());
+                         return self->close();
+                       }
+                       self->handle(std::move(req).value());
+                       self->read_header();
+                     });
+  }
+
+  void handle(rpc::Request req);
+
+  void write_next() {
+    if (writing_ || queue_.empty()) return;
+    writing_ = true;
+    auto frame = std::move(queue_.front());
+    queue_.erase(queue_.begin());
+    asio::async_write(
+        socket_, asio::buffer(frame.data(), frame.size()),
+        [self = shared_from_this(), frame](const boost::system::error_code& ec, size_t) {
+          self->writing_ = false;
+          if (ec) return self->close();
+          self->write_next();
+        });
+  }
+
+  void close() {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+  }
+
+  Broker& broker_;
+  unsigned shard_;
+  asio::ip::tcp::socket socket_;
+  std::byte header_[4];
+  SharedBytes body_;
+  std::vector<SharedBytes> queue_;
+  bool writing_ = false;
+};
+
+// The partitions of a request this broker serves, and the errors of the rest.
+template <typename Entry, typename Out>
+std::vector<PartitionUid> route_all(Broker& broker,
+                                    const google::protobuf::RepeatedPtrField<Entry>& in,
+                                    google::protobuf::RepeatedPtrField<Out>& out,
+                                    std::vector<int>& served) {
+  auto snap = broker.snapshot();
+  std::vector<PartitionUid> uids;
+  for (int i = 0; i < in.size(); ++i) {
+    const auto& p = in[i];
+    auto* o = out.Add();
+    o->set_topic(p.topic());
+    o->set_partition(p.partition());
+    auto route = route_partition(snap->find(p.topic()), p.partition(), p.current_leader_epoch(),
+                                 broker.node_id(), broker.may_lead());
+    if (!route.ok()) {
+      o->set_error_code(kafka::code(route.error));
+      continue;
+    }
+    uids.push_back(route.uid);
+    served.push_back(i);
+  }
+  return uids;
+}
+
+void epoch_end(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
+  auto resp = std::make_shared<rpc::Response>();
+  resp->set_correlation_id(req.correlation_id());
+  auto& in = req.epoch_end().partitions();
+  auto* out = resp->mutable_epoch_end()->mutable_partitions();
+  std::vector<int> served;
+  auto uids = route_all(conn->broker(), in, *out, served);
+  std::vector<int32_t> epochs;
+  for (int i : served)
+    epochs.push_back(in[i].leader_epoch());
+  struct Answer {
+    ErrorCode error = ErrorCode::kNone;
+    engine::EpochEnd end;
+  };
+  run_on_owners<Answer>(
+      conn->broker(), conn->shard(), uids,
+      [epochs](Partition* p, size_t i, std::function<void(Answer)> done) {
+        if (p == nullptr || p->role() != replication::Role::kLeader) {
+          return done(Answer{ErrorCode::kNotLeaderOrFollower, {}});
+        }
+        done(Answer{ErrorCode::kNone, p->log().end_offset_for_epoch(LeaderEpoch(epochs[i]))});
+      },
+      [conn, resp, served](std::vector<Answer> answers) {
+        auto* out = resp->mutable_epoch_end()->mutable_partitions();
+        for (size_t i = 0; i < answers.size(); ++i) {
+          auto* o = out->Mutable(served[i]);
+          o->set_error_code(kafka::code(answers[i].error));
+          o->set_leader_epoch(answers[i].end.epoch.value());
+          o->set_end_offset(answers[i].end.end_offset.value());
+        }
+        conn->send(*resp);
+      });
+}
+
+// A follower's fetch: read every partition from its fetch offset; if none
+// has bytes, wait until one's log end moves or max_wait_ms passes, then
+// read once more.
+class FetchOp : public std::enable_shared_from_this<FetchOp> {
+ public:
+  FetchOp(std::shared_ptr<RpcConnection> conn, rpc::Request req)
+      : conn_(std::move(conn)), req_(std::move(req)), timer_(conn_->io()) {}
+
+  void start() {
+    resp_.set_correlation_id(req_.correlation_id());
+    auto& in = req_.fetch().partitions();
+    uids_ = route_all(conn_->broker(), in, *resp_.mutable_fetch()->mutable_partitions(), served_);
+    for (int i : served_)
+      offsets_.push_back(Offset(in[i].fetch_offset()));
+    int32_t wait = std::clamp(req_.fetch().max_wait_ms(), 0, kMaxWaitMs);
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait);
+    attempt();
+  }
+
+ private:
+  struct Read {
+    Result<replication::ReadResult> read = Error(Errc::kInternal, "not read");
+    Offset log_end{-1};
+  };
+
+  void attempt() {
+    auto self = shared_from_this();
+    size_t max_bytes = req_.fetch().max_bytes() > 0 ? static_cast<size_t>(req_.fetch().max_bytes())
+                                                    : static_cast<size_t>(kDefaultPartitionBytes);
+    auto offsets = offsets_;
+    run_on_owners<Read>(
+        conn_->broker(), conn_->shard(), uids_,
+        [offsets, max_bytes](Partition* p, size_t i, std::function<void(Read)> done) {
+          if (p == nullptr) {
+            return done(Read{Error(Errc::kNotLeader, "not hosted here"), Offset(-1)});
+          }
+          Offset end = p->log().log_end_offset();
+          if (offsets[i] == end) {
+            // Nothing new: an empty answer without touching the log.
+            replication::ReadResult empty;
+            empty.high_watermark = p->high_watermark();
+            empty.log_start_offset = p->log().log_start_offset();
+            return done(Read{std::move(empty), end});
+          }
+          p->read_for_follower(offsets[i], max_bytes,
+                               [done, end](Result<replication::ReadResult> r) {
+                                 done(Read{std::move(r), end});
+                               });
+        },
+        [self](std::vector<Read> reads) { self->on_reads(std::move(reads)); });
+  }
+
+  void on_reads(std::vector<Read> reads) {
+    size_t bytes = 0;
+    bool errors = false;
+    for (const auto& r : reads) {
+      if (r.read.ok())
+        bytes += r.read->bytes;
+      else
+        errors = true;
+    }
+    if (bytes > 0 || errors || uids_.empty() || waited_ || conn_->broker().stopping() ||
+        std::chrono::steady_clock::now() >= deadline_) {
+      return respond(std::move(reads));
+    }
+    wait();
+  }
+
+  void wait() {
+    waited_ = true;
+    auto self = shared_from_this();
+    token_ = std::make_shared<int>(0);
+    std::weak_ptr<void> alive = token_;
+    std::weak_ptr<FetchOp> weak = self;
+    wait_on_owners(conn_->broker(), conn_->shard(), uids_, offsets_, /*log_end=*/true, alive,
+                   [weak] {
+                     if (auto op = weak.lock()) op->wake();
+                   });
+    timer_.expires_at(deadline_);
+    timer_.async_wait([self](const boost::system::error_code& ec) {
+      if (!ec) self->wake();
+    });
+  }
+
+  void wake() {
+    if (!token_) return;
+    token_.reset();
+    timer_.cancel();
+    attempt();
+  }
+
+  void respond(std::vector<Read> reads) {
+    auto* out = resp_.mutable_fetch()->mutable_partitions();
+    for (size_t i = 0; i < reads.size(); ++i) {
+      auto* o = out->Mutable(served_[i]);
+      const auto& r = reads[i];
+      if (!r.read) {
+        o->set_error_code(kafka::code(kafka::to_error_code(r.read.error().code())));
+        continue;
+      }
+      o->set_high_watermark(r.read->high_watermark.value());
+      o->set_log_start_offset(r.read->log_start_offset.value());
+      o->set_log_end_offset(r.log_end.value());
+      std::string records;
+      records.reserve(r.read->bytes);
+      for (const auto& s : r.read->slices)
+        records.append(reinterpret_cast<const char*>(s.data()), s.size());
+      o->set_records(std::move(records));
+    }
+    conn_->send(resp_);
+  }
+
+  std::shared_ptr<RpcConnection> conn_;
+  rpc::Request req_;
+  rpc::Response resp_;
+  std::vector<PartitionUid> uids_;
+  std::vector<int> served_;
+  std::vector<Offset> offsets_;
+  std::chrono::steady_clock::time_point deadline_;
+  asio::steady_timer timer_;
+  std::shared_ptr<void> token_;
+  bool waited_ = false;
+};
+
+void RpcConnection::handle(rpc::Request req) {
+  auto self = shared_from_this();
+  switch (req.call_case()) {
+    case rpc::Request::kEpochEnd: return epoch_end(self, std::move(req));
+    case rpc::Request::kFetch: return std::make_shared<FetchOp>(self, std::move(req))->start();
+    case rpc::Request::CALL_NOT_SET: break;
+  }
+  rpc::Response resp;
+  resp.set_correlation_id(req.correlation_id());
+  resp.set_error_code(kafka::code(ErrorCode::kInvalidRequest));
+  resp.set_error_message("a request with no call this broker knows");
+  send(resp);
+}
+
+}  // namespace
+
+RpcServer::RpcServer(Broker& broker) : broker_(broker), acceptor_(broker.shard(0).io()) {}
+
+Result<std::unique_ptr<RpcServer>> RpcServer::open(Broker& broker) {
+  std::unique_ptr<RpcServer> s(new RpcServer(broker));
+  const auto& cfg = broker.config();
+  STRATA_ASSIGN_OR_RETURN(s->port_, listen_on(s->acceptor_, cfg.listen_host, cfg.rpc_port));
+  return s;
+}
+
+void RpcServer::close() {
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+}
+
+void RpcServer::accept() {
+  unsigned shard = next_shard_++ % broker_.shard_count();
+  acceptor_.async_accept(
+      broker_.shard(shard).io(),
+      [this, shard](const boost::system::error_code& ec, asio::ip::tcp::socket socket) {
+        if (ec) return;  // closed
+        socket.set_option(asio::ip::tcp::no_delay(true));
+        auto conn = std::make_shared<RpcConnection>(broker_, shard, std::move(socket));
+        broker_.shard(shard).post([conn] { conn->start(); });
+        accept();
+      });
+}
+
+}  // namespace strata::server
