@@ -30,8 +30,84 @@ void Partition::become(Role role, LeaderEpoch leader_epoch) {
 }
 
 Offset Partition::high_watermark() const {
-  return log_->config().durability == engine::Durability::kFsync ? log_->durable_offset()
-                                                                 : log_->log_end_offset();
+  Offset held = log_->config().durability == engine::Durability::kFsync ? log_->durable_offset()
+                                                                        : log_->log_end_offset();
+  return role_ == Role::kFollower ? std::min(held, leader_high_watermark_) : held;
+}
+
+Status Partition::require_follower() const {
+  if (role_ == Role::kFollower) return ok_status();
+  return Error(
+      Errc::kInvalidArgument,
+      fmt::format("{}-{} leads here: it takes no batches from another leader", topic_, id_));
+}
+
+void Partition::append_from_leader(std::span<const std::byte> records,
+                                   std::function<void(Result<Offset>)> done) {
+  if (auto st = require_follower(); !st) return done(st.error());
+  engine::AppendOptions opts;
+  opts.from_client = false;
+  opts.keep_offsets = true;
+  // Whole batches, each appended as it is: a bad one stops the copy there
+  // (the batches before it stay, and the next fetch starts after them).
+  struct State {
+    size_t left = 0;
+    int64_t records = 0;
+    std::optional<Error> error;
+    std::function<void(Result<Offset>)> done;
+  };
+  auto state = std::make_shared<State>();
+  state->done = std::move(done);
+  size_t pos = 0;
+  std::vector<SharedBytes> batches;
+  while (pos < records.size()) {
+    if (records.size() - pos < engine::kBatchHeaderSize) {
+      state->error = Error(Errc::kTruncatedBatch, "the leader's records end inside a batch header");
+      break;
+    }
+    auto h = engine::read_batch_header(records.data() + pos);
+    if (h.total_size() < engine::kBatchHeaderSize || h.total_size() > records.size() - pos) {
+      state->error = Error(Errc::kTruncatedBatch, "the leader's records end inside a batch");
+      break;
+    }
+    batches.push_back(SharedBytes::copy_of(records.subspan(pos, h.total_size())));
+    pos += h.total_size();
+  }
+  auto finish = [this, state] {
+    if (state->records > 0) after_append(state->records);
+    if (state->error) return state->done(*state->error);
+    state->done(log_->log_end_offset());
+  };
+  state->left = batches.size();
+  if (batches.empty()) return finish();
+  for (size_t i = 0; i < batches.size(); ++i) {
+    auto st = log_->append(batches[i], opts, [state, finish](Result<engine::AppendResult> r) {
+      if (r) {
+        state->records += r->last_offset.value() - r->base_offset.value() + 1;
+      } else if (!state->error) {
+        state->error = r.error();
+      }
+      if (--state->left == 0) finish();
+    });
+    if (!st) {
+      if (!state->error) state->error = st.error();
+      state->left -= batches.size() - i;
+      if (state->left == 0) finish();
+      return;
+    }
+  }
+}
+
+Status Partition::truncate_to(Offset offset) {
+  STRATA_TRY(require_follower());
+  STRATA_TRY(log_->truncate_to(offset));
+  return ok_status();
+}
+
+void Partition::set_leader_high_watermark(Offset hw) {
+  if (role_ != Role::kFollower || hw <= leader_high_watermark_) return;
+  leader_high_watermark_ = hw;
+  notify();
 }
 
 Status Partition::require_leader() const {

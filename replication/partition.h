@@ -125,6 +125,18 @@ class Partition {
   // Calls `fire` once, when the log end moves past `seen` (a follower's
   // long poll).
   void wait_for_end(Offset seen, std::weak_ptr<void> alive, std::function<void()> fire);
+
+  // A follower's side. append_from_leader() takes `records` — whole
+  // batches as the leader's read_for_follower() gave them — as they are
+  // (offsets, epochs, CRCs kept; each validated); `done` gets the new log
+  // end. truncate_to() cuts a divergent tail (engine::Log::truncate_to).
+  // set_leader_high_watermark() records the leader's watermark from a
+  // fetch: a follower's own is the lower of it and what it holds (synced,
+  // on fsync topics). Only a follower (kInvalidArgument on the leader).
+  void append_from_leader(std::span<const std::byte> records,
+                          std::function<void(Result<Offset>)> done);
+  Status truncate_to(Offset offset);
+  void set_leader_high_watermark(Offset hw);
   // Fires every waiter (shutdown, role changes).
   void wake_all();
 
@@ -133,6 +145,8 @@ class Partition {
  private:
   // kNotLeader unless this replica leads.
   Status require_leader() const;
+  // kInvalidArgument unless this replica follows.
+  Status require_follower() const;
   // Whole batches from `offset`, none at or beyond `limit`.
   void read_below(Offset offset, size_t max_bytes, Offset limit,
                   std::function<void(Result<ReadResult>)> done);
@@ -154,6 +168,7 @@ class Partition {
   std::unique_ptr<engine::Log> log_;
   Role role_;
   LeaderEpoch leader_epoch_;
+  Offset leader_high_watermark_{0};  // a follower's: the leader's, as last fetched
   std::vector<Waiter> waiters_;
   FlushPolicy flush_policy_;
   std::function<void(FlushPolicy::Clock::time_point)> flush_listener_;

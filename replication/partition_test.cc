@@ -91,6 +91,32 @@ class PartitionTest : public ::testing::Test {
     }
   }
 
+  // What the leader's read_for_follower gives from `from`: its bytes.
+  std::vector<std::byte> leader_bytes(Partition& leader, Offset from) {
+    std::optional<Result<ReadResult>> r;
+    leader.read_for_follower(from, 1 << 20, [&](Result<ReadResult> res) { r = std::move(res); });
+    loop_.run_until([&] { return r.has_value(); });
+    EXPECT_TRUE(r->ok());
+    std::vector<std::byte> out;
+    for (const auto& slice : (*r)->slices)
+      out.insert(out.end(), slice.data(), slice.data() + slice.size());
+    return out;
+  }
+  Result<Offset> copy(Partition& follower, const std::vector<std::byte>& bytes) {
+    std::optional<Result<Offset>> out;
+    follower.append_from_leader(bytes, [&](Result<Offset> r) { out = std::move(r); });
+    loop_.run_until([&] { return out.has_value(); });
+    return std::move(*out);
+  }
+  // Copies everything the leader has beyond the follower's end.
+  void catch_up(Partition& leader, Partition& follower) {
+    while (follower.log().log_end_offset() < leader.log().log_end_offset()) {
+      auto r = copy(follower, leader_bytes(leader, follower.log().log_end_offset()));
+      ASSERT_TRUE(r.ok()) << r.error().to_string();
+    }
+    follower.set_leader_high_watermark(leader.high_watermark());
+  }
+
   strata::testing::TempDir dir_;
   strata::testing::Loop loop_;
   io::DiskFileSystem disk_{&loop_.ring()};
@@ -237,6 +263,78 @@ TEST_F(PartitionTest, ReplicatedTopicsFlushWhenFlushMessagesSaysSo) {
   ASSERT_TRUE(append(*p, {batch(1, "b")}).ok());
   loop_.run_until([&] { return p->log().fsync_count() == 1; });
   EXPECT_EQ(p->log().durable_offset(), Offset(4));
+}
+
+TEST_F(PartitionTest, AFollowerCopiesItsLeaderBatchForBatch) {
+  reconcile({spec(0, Role::kLeader, 2), spec(1, Role::kFollower, 2)});
+  auto& leader = *replicas_->find(spec(0).uid);
+  auto& follower = *replicas_->find(spec(1).uid);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(append(leader, {batch(2 + i, "b" + std::to_string(i))}).ok());
+  loop_.run_until([&] { return leader.high_watermark() == leader.log().log_end_offset(); });
+  // Until it hears the leader's watermark a follower exposes nothing.
+  ASSERT_TRUE(copy(follower, leader_bytes(leader, Offset(0))).ok());
+  EXPECT_EQ(follower.log().log_end_offset(), leader.log().log_end_offset());
+  EXPECT_EQ(follower.high_watermark(), Offset(0));
+  follower.set_leader_high_watermark(leader.high_watermark());
+  auto mine = read_all(follower);
+  auto theirs = read_all(leader);
+  ASSERT_EQ(mine.size(), 3u);
+  for (size_t i = 0; i < mine.size(); ++i) {
+    EXPECT_EQ(mine[i].base_offset, theirs[i].base_offset);
+    EXPECT_EQ(mine[i].leader_epoch, LeaderEpoch(2));
+    EXPECT_EQ(mine[i].crc, theirs[i].crc);
+  }
+  EXPECT_EQ(follower.log().leader_epochs(), leader.log().leader_epochs());
+  // Each side refuses the other's kind of write.
+  EXPECT_EQ(copy(leader, leader_bytes(leader, Offset(0))).error().code(), Errc::kInvalidArgument);
+  EXPECT_EQ(append(follower, {batch(1, "x")}).error().code(), Errc::kNotLeader);
+  // Records that end inside a batch: the whole batches before it are kept.
+  ASSERT_TRUE(append(leader, {batch(2, "c0")}).ok());
+  ASSERT_TRUE(append(leader, {batch(2, "c1")}).ok());
+  auto more = leader_bytes(leader, follower.log().log_end_offset());
+  more.resize(more.size() - 10);
+  auto cut = copy(follower, more);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().code(), Errc::kTruncatedBatch);
+  EXPECT_EQ(follower.log().log_end_offset(), leader.log().log_end_offset() - 2);
+}
+
+TEST_F(PartitionTest, ADivergedFollowerTruncatesWhereItsEpochEndsOnTheLeaderThenMatchesIt) {
+  // Both led partition-like logs at epoch 1; they agree on the first two
+  // batches, then each appended its own.
+  reconcile({spec(0, Role::kLeader, 1), spec(1, Role::kLeader, 1)});
+  auto& a = *replicas_->find(spec(0).uid);
+  auto& b = *replicas_->find(spec(1).uid);
+  ASSERT_TRUE(append(a, {batch(2, "same0")}).ok());
+  ASSERT_TRUE(append(a, {batch(2, "same1")}).ok());
+  reconcile({spec(0, Role::kLeader, 1), spec(1, Role::kFollower, 1)});
+  catch_up(a, b);
+  reconcile({spec(0, Role::kFollower, 1), spec(1, Role::kLeader, 1)});
+  ASSERT_TRUE(append(b, {batch(2, "only-b")}).ok());  // acked by b alone, then b is cut off
+  // a takes over at epoch 3 and appends on; b returns as its follower.
+  reconcile({spec(0, Role::kLeader, 3), spec(1, Role::kFollower, 3)});
+  ASSERT_TRUE(append(a, {batch(2, "a-after")}).ok());
+  ASSERT_TRUE(append(a, {batch(3, "a-after2")}).ok());
+
+  // b asks a where its last epoch (1) ends, and truncates there.
+  int32_t last = b.log().leader_epochs().rbegin()->first;
+  ASSERT_EQ(last, 1);
+  auto end = a.log().end_offset_for_epoch(LeaderEpoch(last));
+  EXPECT_EQ(end.epoch, LeaderEpoch(1));
+  EXPECT_EQ(end.end_offset, Offset(4));
+  ASSERT_TRUE(b.truncate_to(std::min(end.end_offset, b.log().log_end_offset())).ok());
+  catch_up(a, b);
+  auto mine = read_all(b);
+  auto theirs = read_all(a);
+  ASSERT_EQ(mine.size(), theirs.size());
+  for (size_t i = 0; i < mine.size(); ++i) {
+    EXPECT_EQ(mine[i].base_offset, theirs[i].base_offset) << i;
+    EXPECT_EQ(mine[i].crc, theirs[i].crc) << i;
+  }
+  EXPECT_EQ(b.log().leader_epochs(), a.log().leader_epochs());
+  // On the leader only a follower truncates.
+  EXPECT_EQ(a.truncate_to(Offset(0)).code(), Errc::kInvalidArgument);
 }
 
 }  // namespace
