@@ -98,10 +98,14 @@ void Partition::append_from_leader(std::span<const std::byte> records,
   }
 }
 
-Status Partition::truncate_to(Offset offset) {
-  STRATA_TRY(require_follower());
-  STRATA_TRY(log_->truncate_to(offset));
-  return ok_status();
+void Partition::truncate_to(Offset offset, std::function<void(Status)> done) {
+  if (auto st = require_follower(); !st) return done(st);
+  // The log cuts only when idle: let what is in flight land first.
+  log_->flush([this, offset, done = std::move(done)](Status st) {
+    if (!st) return done(st);
+    if (auto r = require_follower(); !r) return done(r);
+    done(log_->truncate_to(offset));
+  });
 }
 
 void Partition::set_leader_high_watermark(Offset hw) {

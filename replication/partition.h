@@ -129,13 +129,14 @@ class Partition {
   // A follower's side. append_from_leader() takes `records` — whole
   // batches as the leader's read_for_follower() gave them — as they are
   // (offsets, epochs, CRCs kept; each validated); `done` gets the new log
-  // end. truncate_to() cuts a divergent tail (engine::Log::truncate_to).
+  // end. truncate_to() cuts a divergent tail (engine::Log::truncate_to)
+  // once the writes and syncs in flight are done; `done` with the result.
   // set_leader_high_watermark() records the leader's watermark from a
   // fetch: a follower's own is the lower of it and what it holds (synced,
   // on fsync topics). Only a follower (kInvalidArgument on the leader).
   void append_from_leader(std::span<const std::byte> records,
                           std::function<void(Result<Offset>)> done);
-  Status truncate_to(Offset offset);
+  void truncate_to(Offset offset, std::function<void(Status)> done);
   void set_leader_high_watermark(Offset hw);
   // Fires every waiter (shutdown, role changes).
   void wake_all();
