@@ -8,6 +8,7 @@
 
 #include "coordinator/group/group_records.h"
 #include "server/listener.h"
+#include "server/replica_fetcher.h"
 #include "server/replica_rpc.h"
 
 namespace strata::server {
@@ -60,6 +61,7 @@ Broker::~Broker() {
   }
   listener_.reset();
   rpc_.reset();
+  fetchers_.reset();
   states_.clear();
   shards_.clear();
 }
@@ -185,6 +187,7 @@ Status Broker::open() {
   STRATA_ASSIGN_OR_RETURN(listener_, run_on(shard(0), [&] { return Listener::open(*this); }));
   if (config_.listen_port == 0) config_.listen_port = listener_->port();
   STRATA_ASSIGN_OR_RETURN(rpc_, run_on(shard(0), [&] { return RpcServer::open(*this); }));
+  fetchers_ = std::make_unique<ReplicaFetchers>(*this);
 
   STRATA_TRY(run_on(*control_, [&] { return join_cluster(); }));
   remove_orphan_dirs();
@@ -373,7 +376,14 @@ void Broker::reconcile_all(std::function<void()> done) {
   auto snap = snapshot();
   reconciled_version_ = snap->version;
   auto remaining = std::make_shared<std::atomic<size_t>>(states_.size());
-  auto shared_done = std::make_shared<std::function<void()>>(std::move(done));
+  // Once every shard hosts its replicas, the followers start fetching.
+  auto shared_done = std::make_shared<std::function<void()>>(
+      [this, snap, done = std::move(done)] {
+        shard(0).post([this, followed = followed_partitions(*snap, config_.node_id)]() mutable {
+          if (!stopping_) fetchers_->follow(std::move(followed));
+        });
+        done();
+      });
   for (auto& st : states_) {
     st->shard().post([st = st.get(), snap, remaining, shared_done] {
       st->reconcile(snap, [remaining, shared_done] {
@@ -435,6 +445,7 @@ Status Broker::stop() {
   run_on(shard(0), [&] {
     listener_->close();
     rpc_->close();
+    fetchers_->stop();
   });
   for (auto& st : states_)
     run_on(st->shard(), [&] { st->wake_all(); });

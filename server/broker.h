@@ -40,6 +40,7 @@
 namespace strata::server {
 
 class Listener;
+class ReplicaFetchers;
 class RpcServer;
 
 class Broker {
@@ -165,6 +166,7 @@ class Broker {
   std::vector<std::unique_ptr<ShardState>> states_;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<RpcServer> rpc_;
+  std::unique_ptr<ReplicaFetchers> fetchers_;  // shard 0
   std::atomic<bool> stopping_{false};
   bool stopped_ = false;
 };

@@ -1,0 +1,324 @@
+#include "server/replica_fetcher.h"
+
+#include <boost/asio/steady_timer.hpp>
+#include <spdlog/spdlog.h>
+
+#include "replication/rpc_client.h"
+#include "server/broker.h"
+#include "server/kafka/error_code.h"
+#include "server/partition_ops.h"
+
+namespace strata::server {
+
+namespace rpc = replication::rpc;
+
+std::vector<Followed> followed_partitions(const coordinator::ClusterSnapshot& snap, int32_t self) {
+  std::vector<Followed> out;
+  for (const auto& [name, t] : snap.topics) {
+    for (int32_t p = 0; p < t->partitions; ++p) {
+      const auto& s = *t->state(p);
+      if (s.leader < 0 || s.leader == self) continue;
+      if (std::find(s.replicas.begin(), s.replicas.end(), self) == s.replicas.end()) continue;
+      for (const auto& b : snap.brokers) {
+        if (b.node_id != s.leader || b.rpc_port < 0) continue;
+        out.push_back(
+            {t->uid(PartitionId(p)), name, p, s.leader, s.leader_epoch, b.host, b.rpc_port});
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+constexpr int64_t kCallTimeoutMs = 35000;  // above the long poll
+constexpr int32_t kMaxWaitMs = 500;
+constexpr int64_t kRetryMs = 500;
+
+// What a follower replica holds, read on its shard.
+struct Position {
+  bool hosted = false;
+  int32_t last_epoch = -1;
+  Offset log_end{0};
+  Offset durable{0};
+  Offset high_watermark{0};
+};
+}  // namespace
+
+// The fetcher of one leader broker: its partitions, one call at a time.
+class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
+ public:
+  LeaderFetcher(Broker& broker, const Followed& any)
+      : broker_(broker), host_(any.host), port_(any.rpc_port), retry_(broker.shard(0).io()) {
+    client_ = replication::RpcClient::create(broker.shard(0).io(), host_,
+                                             static_cast<uint16_t>(port_), broker.node_id(), 0);
+  }
+
+  bool same_address(const Followed& f) const { return f.host == host_ && f.rpc_port == port_; }
+
+  void update(const std::vector<Followed>& partitions) {
+    std::map<PartitionUid, Entry> next;
+    for (const auto& f : partitions) {
+      auto it = entries_.find(f.uid);
+      Entry e{f, Phase::kTruncate};
+      if (it != entries_.end() && it->second.followed.leader_epoch == f.leader_epoch) {
+        e.phase = it->second.phase;
+      }
+      next.emplace(f.uid, std::move(e));
+    }
+    entries_ = std::move(next);
+    step();
+  }
+
+  void stop() {
+    stopped_ = true;
+    retry_.cancel();
+    client_->close();
+  }
+
+ private:
+  enum class Phase { kTruncate, kFetch };
+  struct Entry {
+    Followed followed;
+    Phase phase = Phase::kTruncate;
+  };
+
+  std::vector<PartitionUid> in_phase(Phase phase) const {
+    std::vector<PartitionUid> out;
+    for (const auto& [uid, e] : entries_)
+      if (e.phase == phase) out.push_back(uid);
+    return out;
+  }
+
+  void later() {
+    retry_.expires_after(std::chrono::milliseconds(kRetryMs));
+    retry_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+      if (!ec) self->step();
+    });
+  }
+
+  void step() {
+    if (busy_ || stopped_) return;
+    auto truncating = in_phase(Phase::kTruncate);
+    auto fetching = in_phase(Phase::kFetch);
+    if (truncating.empty() && fetching.empty()) return;
+    busy_ = true;
+    auto uids = truncating.empty() ? fetching : truncating;
+    bool truncate = !truncating.empty();
+    run_on_owners<Position>(
+        broker_, 0, uids,
+        [](replication::Partition* p, size_t, std::function<void(Position)> done) {
+          if (p == nullptr || p->role() != replication::Role::kFollower) return done(Position{});
+          const auto& epochs = p->log().leader_epochs();
+          done(Position{true, epochs.empty() ? -1 : epochs.rbegin()->first,
+                        p->log().log_end_offset(), p->log().durable_offset(), p->high_watermark()});
+        },
+        [self = shared_from_this(), uids, truncate](std::vector<Position> at) {
+          if (self->stopped_) return;
+          if (truncate) {
+            self->ask_epoch_ends(uids, std::move(at));
+          } else {
+            self->fetch(uids, std::move(at));
+          }
+        });
+  }
+
+  void ask_epoch_ends(std::vector<PartitionUid> uids, std::vector<Position> at) {
+    rpc::Request req;
+    std::vector<PartitionUid> asked;
+    std::vector<Position> positions;
+    for (size_t i = 0; i < uids.size(); ++i) {
+      auto it = entries_.find(uids[i]);
+      if (it == entries_.end() || !at[i].hosted) continue;
+      if (at[i].last_epoch < 0) {
+        // Nothing written in any epoch here: nothing can diverge.
+        it->second.phase = Phase::kFetch;
+        continue;
+      }
+      auto* p = req.mutable_epoch_end()->add_partitions();
+      p->set_topic(it->second.followed.topic);
+      p->set_partition(it->second.followed.partition);
+      p->set_current_leader_epoch(it->second.followed.leader_epoch);
+      p->set_leader_epoch(at[i].last_epoch);
+      asked.push_back(uids[i]);
+      positions.push_back(at[i]);
+    }
+    if (asked.empty()) {
+      busy_ = false;
+      return step();
+    }
+    client_->call(std::move(req), kCallTimeoutMs,
+                  [self = shared_from_this(), asked, positions](Result<rpc::Response> r) {
+                    self->on_epoch_ends(asked, positions, std::move(r));
+                  });
+  }
+
+  void on_epoch_ends(std::vector<PartitionUid> asked, std::vector<Position> positions,
+                     Result<rpc::Response> r) {
+    if (stopped_) return;
+    if (!r || r->epoch_end().partitions_size() != static_cast<int>(asked.size())) {
+      if (!r) spdlog::warn("replica fetcher {}:{}: {}", host_, port_, r.error().to_string());
+      busy_ = false;
+      return later();
+    }
+    std::vector<PartitionUid> cut;
+    std::vector<Offset> to;
+    bool refused = false;
+    for (size_t i = 0; i < asked.size(); ++i) {
+      const auto& a = r->epoch_end().partitions(static_cast<int>(i));
+      auto it = entries_.find(asked[i]);
+      if (it == entries_.end()) continue;
+      if (a.error_code() != 0) {
+        refused = true;  // its view or ours lags: ask again in a while
+        continue;
+      }
+      // The leader knows no epoch at or below ours: keep only what the
+      // watermark covered. Otherwise cut where our epoch ends there.
+      Offset end = a.end_offset() < 0 ? positions[i].high_watermark : Offset(a.end_offset());
+      cut.push_back(asked[i]);
+      to.push_back(std::min(end, positions[i].log_end));
+      // Agreed when the leader answered for the very epoch asked.
+      bool agreed = a.end_offset() < 0 || a.leader_epoch() == positions[i].last_epoch;
+      if (agreed) it->second.phase = Phase::kFetch;
+    }
+    run_on_owners<Status>(
+        broker_, 0, cut,
+        [to](replication::Partition* p, size_t i, std::function<void(Status)> done) {
+          if (p == nullptr) return done(Error(Errc::kNotFound, "gone"));
+          if (to[i] >= p->log().log_end_offset()) return done(ok_status());
+          p->truncate_to(to[i], std::move(done));
+        },
+        [self = shared_from_this(), cut, refused](std::vector<Status> results) {
+          bool failed = refused;
+          for (size_t i = 0; i < results.size(); ++i) {
+            if (results[i]) continue;
+            spdlog::warn("replica fetcher: truncating partition {}: {}", cut[i],
+                         results[i].error().to_string());
+            if (auto it = self->entries_.find(cut[i]); it != self->entries_.end())
+              it->second.phase = Phase::kTruncate;
+            failed = true;
+          }
+          self->busy_ = false;
+          if (failed) return self->later();
+          self->step();
+        });
+  }
+
+  void fetch(std::vector<PartitionUid> uids, std::vector<Position> at) {
+    rpc::Request req;
+    req.mutable_fetch()->set_max_wait_ms(kMaxWaitMs);
+    std::vector<PartitionUid> asked;
+    for (size_t i = 0; i < uids.size(); ++i) {
+      auto it = entries_.find(uids[i]);
+      if (it == entries_.end() || !at[i].hosted) continue;
+      auto* p = req.mutable_fetch()->add_partitions();
+      p->set_topic(it->second.followed.topic);
+      p->set_partition(it->second.followed.partition);
+      p->set_current_leader_epoch(it->second.followed.leader_epoch);
+      p->set_fetch_offset(at[i].log_end.value());
+      p->set_durable_offset(at[i].durable.value());
+      asked.push_back(uids[i]);
+    }
+    if (asked.empty()) {
+      busy_ = false;
+      return later();  // the replicas are not open yet
+    }
+    client_->call(std::move(req), kCallTimeoutMs,
+                  [self = shared_from_this(), asked](Result<rpc::Response> r) {
+                    self->on_fetch(asked, std::move(r));
+                  });
+  }
+
+  void on_fetch(std::vector<PartitionUid> asked, Result<rpc::Response> r) {
+    if (stopped_) return;
+    if (!r || r->fetch().partitions_size() != static_cast<int>(asked.size())) {
+      if (!r) spdlog::warn("replica fetcher {}:{}: {}", host_, port_, r.error().to_string());
+      busy_ = false;
+      return later();
+    }
+    auto resp = std::make_shared<rpc::Response>(std::move(r).value());
+    std::vector<PartitionUid> ok;
+    std::vector<int> index;
+    bool refused = false;
+    for (size_t i = 0; i < asked.size(); ++i) {
+      const auto& p = resp->fetch().partitions(static_cast<int>(i));
+      auto it = entries_.find(asked[i]);
+      if (it == entries_.end()) continue;
+      if (p.error_code() != 0) {
+        // Not the leader (any more), or an epoch one side has not seen yet:
+        // agree again in a while.
+        it->second.phase = Phase::kTruncate;
+        refused = true;
+        continue;
+      }
+      ok.push_back(asked[i]);
+      index.push_back(static_cast<int>(i));
+    }
+    run_on_owners<Status>(
+        broker_, 0, ok,
+        [resp, index](replication::Partition* p, size_t i, std::function<void(Status)> done) {
+          if (p == nullptr) return done(ok_status());
+          const auto& part = resp->fetch().partitions(index[i]);
+          std::span<const std::byte> records(
+              reinterpret_cast<const std::byte*>(part.records().data()), part.records().size());
+          Offset hw(part.high_watermark());
+          p->append_from_leader(records, [p, hw, done](Result<Offset> r) {
+            p->set_leader_high_watermark(hw);
+            done(r ? ok_status() : Status(r.error()));
+          });
+        },
+        [self = shared_from_this(), ok, refused](std::vector<Status> results) {
+          bool failed = refused;
+          for (size_t i = 0; i < results.size(); ++i) {
+            if (results[i]) continue;
+            spdlog::warn("replica fetcher: appending to partition {}: {}", ok[i],
+                         results[i].error().to_string());
+            if (auto it = self->entries_.find(ok[i]); it != self->entries_.end())
+              it->second.phase = Phase::kTruncate;  // agree with the leader again
+            failed = true;
+          }
+          self->busy_ = false;
+          if (failed) return self->later();
+          self->step();
+        });
+  }
+
+  Broker& broker_;
+  std::string host_;
+  int32_t port_;
+  std::shared_ptr<replication::RpcClient> client_;
+  boost::asio::steady_timer retry_;
+  std::map<PartitionUid, Entry> entries_;
+  bool busy_ = false;
+  bool stopped_ = false;
+};
+
+ReplicaFetchers::ReplicaFetchers(Broker& broker) : broker_(broker) {}
+ReplicaFetchers::~ReplicaFetchers() = default;
+
+void ReplicaFetchers::follow(std::vector<Followed> partitions) {
+  std::map<int32_t, std::vector<Followed>> by_leader;
+  for (auto& f : partitions)
+    by_leader[f.leader].push_back(std::move(f));
+  for (auto it = by_leader_.begin(); it != by_leader_.end();) {
+    auto want = by_leader.find(it->first);
+    if (want == by_leader.end() || !it->second->same_address(want->second.front())) {
+      it->second->stop();
+      it = by_leader_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& [leader, list] : by_leader) {
+    auto& fetcher = by_leader_[leader];
+    if (!fetcher) fetcher = std::make_shared<LeaderFetcher>(broker_, list.front());
+    fetcher->update(list);
+  }
+}
+
+void ReplicaFetchers::stop() {
+  for (auto& [leader, f] : by_leader_)
+    f->stop();
+  by_leader_.clear();
+}
+
+}  // namespace strata::server

@@ -1,0 +1,132 @@
+// Two brokers in one process over one embedded store: a follower broker
+// copies its leader over the RPC.
+#include <future>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "base/testing/temp_dir.h"
+#include "coordinator/embedded_store.h"
+#include "engine/batch_builder.h"
+#include "server/broker.h"
+#include "server/kafka/messages/all.h"
+#include "server/testing/wire_client.h"
+
+namespace strata::server {
+namespace {
+
+// What a broker's replica of a partition holds: its log end, high
+// watermark and the bytes of every batch (nullopt: not hosted).
+struct Held {
+  Offset log_end;
+  Offset high_watermark;
+  replication::Role role;
+  std::vector<std::vector<std::byte>> batches;
+};
+
+std::optional<Held> held(Broker& b, const std::string& topic, int32_t p) {
+  const auto* t = b.snapshot()->find(topic);
+  if (t == nullptr) return std::nullopt;
+  auto uid = t->uid(PartitionId(p));
+  unsigned shard = b.shard_for(uid);
+  std::promise<std::optional<Held>> done;
+  // The read chain lives here: held() waits for its end.
+  auto next = std::make_shared<std::function<void(Offset)>>();
+  b.shard(shard).post([&] {
+    auto* part = b.state(shard).find(uid);
+    if (part == nullptr) return done.set_value(std::nullopt);
+    auto h = std::make_shared<Held>(
+        Held{part->log().log_end_offset(), part->high_watermark(), part->role(), {}});
+    *next = [&done, h, part, weak = std::weak_ptr(next)](Offset from) {
+      if (from >= part->log().log_end_offset()) return done.set_value(*h);
+      part->log().read(from, 1, [&done, h, weak](Result<engine::ReadResult> r) {
+        auto again = weak.lock();
+        if (!r || r->slices.empty() || !again) return done.set_value(*h);
+        const auto& s = r->slices.front();
+        auto header = engine::read_batch_header(s.data());
+        h->batches.emplace_back(s.data(), s.data() + header.total_size());
+        (*again)(header.next_offset());
+      });
+    };
+    (*next)(Offset(0));
+  });
+  return done.get_future().get();
+}
+
+TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
+  strata::testing::TempDir dir;
+  auto store = coordinator::EmbeddedStore::open(dir.path() / "metadata.json").value();
+  BrokerConfig c1;
+  c1.data_dir = dir.path() / "b1";
+  c1.listen_port = 0;
+  c1.cores = 1;
+  c1.log_level = "warn";
+  BrokerConfig c2 = c1;
+  c2.node_id = 2;
+  c2.data_dir = dir.path() / "b2";
+  auto b1 = Broker::start(c1, *store, SystemClock::instance()).value();
+  auto b2 = Broker::start(c2, *store, SystemClock::instance()).value();
+  testing::WireClient w1("127.0.0.1", b1->port());
+
+  kafka::CreateTopicsRequest create;
+  create.topics.push_back({"copied", -1, -1, {{0, {1}}}, {}});
+  auto created = w1.call<kafka::CreateTopicsRequest, kafka::CreateTopicsResponse>(create, 5);
+  ASSERT_EQ(created.topics.at(0).error_code, 0) << created.topics[0].error_message.value_or("");
+  auto produce = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      engine::BatchBuilder b;
+      for (int r = 0; r < 3; ++r)
+        b.add({.key = "k", .value = "v" + std::to_string(i), .timestamp = 1});
+      kafka::ProduceRequest req;
+      req.acks = -1;
+      kafka::ProduceRequest::Partition p;
+      p.index = 0;
+      p.records.slices = {SharedBytes::adopt(b.build().value())};
+      req.topics.push_back({"copied", {p}});
+      auto resp = w1.call<kafka::ProduceRequest, kafka::ProduceResponse>(req, 7);
+      ASSERT_EQ(resp.responses.at(0).partitions.at(0).error_code, 0);
+    }
+  };
+  produce(3);
+
+  // Broker 2 becomes a replica, as the controller will make it once
+  // replication is on: it opens the partition as a follower and copies.
+  std::promise<Status> changed;
+  b1->change_topics(
+      0,
+      [&] {
+        auto s = *b1->snapshot()->find("copied")->state(0);
+        s.replicas = {1, 2};
+        s.isr = {1, 2};
+        ++s.partition_epoch;
+        return b1->catalog().update_states({{"copied", 0, s}});
+      },
+      [&](Status st) { changed.set_value(st); });
+  ASSERT_TRUE(changed.get_future().get().ok());
+  auto caught_up = [&] {
+    auto leader = held(*b1, "copied", 0);
+    auto follower = held(*b2, "copied", 0);
+    return leader && follower && follower->role == replication::Role::kFollower &&
+           follower->log_end == leader->log_end &&
+           follower->high_watermark == leader->high_watermark;
+  };
+  // Bounded waits on what the brokers hold (they run on their own threads).
+  auto wait_until = [&](auto cond) {
+    for (int i = 0; i < 3000 && !cond(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return cond();
+  };
+  ASSERT_TRUE(wait_until(caught_up));
+  produce(2);  // and what comes later, through the long poll
+  ASSERT_TRUE(wait_until(caught_up));
+  auto leader = held(*b1, "copied", 0).value();
+  auto follower = held(*b2, "copied", 0).value();
+  EXPECT_EQ(leader.log_end, Offset(15));
+  EXPECT_EQ(follower.batches, leader.batches);  // byte for byte
+
+  ASSERT_TRUE(b2->stop().ok());
+  ASSERT_TRUE(b1->stop().ok());
+}
+
+}  // namespace
+}  // namespace strata::server
