@@ -190,6 +190,7 @@ class Log {
   const RecoveryReport& recovery() const { return recovery_; }
   const TopicConfig& config() const { return options_.config; }
   PartitionUid uid() const { return options_.uid; }
+  const Clock& clock() const { return *options_.clock; }
   uint64_t fsync_count() const { return fsyncs_; }
 
   // For readers inside engine/: the segment holding `offset` (the last one

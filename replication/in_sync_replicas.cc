@@ -23,8 +23,9 @@ void InSyncReplicas::reset(const std::vector<int32_t>& replicas, const std::vect
     if (r == self_) continue;
     auto it = followers_.find(r);
     Follower f = it != followers_.end() ? it->second : Follower{};
-    bool joined = std::find(old_isr.begin(), old_isr.end(), r) == old_isr.end();
-    if (in_isr(r) && (new_leadership || joined)) f.caught_up_ms = now;
+    bool was_in = std::find(old_isr.begin(), old_isr.end(), r) != old_isr.end();
+    if (in_isr(r) && (new_leadership || !was_in)) f.caught_up_ms = now;
+    if (!in_isr(r) && (was_in || new_leadership)) f.fetched_outside = false;
     kept[r] = f;
   }
   followers_ = std::move(kept);
@@ -49,6 +50,7 @@ void InSyncReplicas::on_fetch(int32_t replica, Offset fetch_offset, Offset durab
   }
   f.last_fetch_ms = now;
   f.leader_end_at_last_fetch = leader_end_;
+  if (!in_isr(replica)) f.fetched_outside = true;
   f.log_end = fetch_offset;
   f.durable = std::min(durable, fetch_offset);
   advance();
@@ -59,7 +61,7 @@ bool InSyncReplicas::in_isr(int32_t id) const {
 }
 
 bool InSyncReplicas::may_join(const Follower& f) const {
-  return f.log_end >= high_watermark_ && f.log_end >= epoch_start_ && f.last_fetch_ms >= 0 &&
+  return f.fetched_outside && f.log_end >= high_watermark_ && f.log_end >= epoch_start_ &&
          clock_.steady_ms() - f.caught_up_ms <= options_.lag_time_max_ms;
 }
 

@@ -16,8 +16,9 @@
 //    previous fetch (then it was caught up as of that previous fetch).
 //  - An ISR member not caught up for longer than lag_time_max_ms is
 //    proposed for removal; a replica outside the ISR whose log end reaches
-//    the high watermark and this leader's epoch start, and which was caught
-//    up within lag_time_max_ms, is proposed for addition. Proposals take effect only through
+//    the high watermark and this leader's epoch start, which was caught up
+//    within lag_time_max_ms and has fetched since it was last taken out, is
+//    proposed for addition. Proposals take effect only through
 //    reset() with the state the controller accepted: until then a member proposed for removal still
 //    holds the high watermark back, and an addition counts at once.
 //  - The high watermark is the minimum, over the leader and the ISR with
@@ -54,6 +55,8 @@ class InSyncReplicas {
   void reset(const std::vector<int32_t>& replicas, const std::vector<int32_t>& isr,
              Offset epoch_start);
   void set_options(Options options) { options_ = options; }
+  // Where the watermark starts (a new leader's: what it exposed before).
+  void start_at(Offset hw) { high_watermark_ = hw; }
 
   // The leader's own log moved (appends committed, a sync completed).
   void on_leader_log(Offset log_end, Offset durable);
@@ -76,6 +79,9 @@ class InSyncReplicas {
     int64_t caught_up_ms = 0;  // steady time it was last caught up
     int64_t last_fetch_ms = -1;
     Offset leader_end_at_last_fetch{-1};
+    // Outside the ISR, it fetched since it was last taken out: only then
+    // may it join again (a replica the controller dropped as dead stays out).
+    bool fetched_outside = false;
   };
   bool in_isr(int32_t id) const;
   bool may_join(const Follower& f) const;

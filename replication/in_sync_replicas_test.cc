@@ -131,5 +131,23 @@ TEST_F(InSyncReplicasTest, AReplicaBackAtTheWatermarkIsProposedAndCountsAtOnce) 
   EXPECT_EQ(isr.proposal(), std::nullopt);
 }
 
+TEST_F(InSyncReplicasTest, AReplicaTheControllerDroppedCountsAgainOnlyOnceItFetches) {
+  auto isr = make(log_end_);
+  isr.on_leader_log(Offset(10), Offset(0));
+  isr.on_fetch(2, Offset(10), Offset(0));
+  isr.on_fetch(3, Offset(10), Offset(0));
+  EXPECT_EQ(isr.high_watermark(), Offset(10));
+  // Broker 3 died; the controller took it out. It was caught up a moment
+  // ago, but it no longer holds the watermark back nor is proposed back.
+  isr.reset({1, 2, 3}, {1, 2}, Offset(0));
+  isr.on_leader_log(Offset(14), Offset(0));
+  isr.on_fetch(2, Offset(14), Offset(0));
+  EXPECT_EQ(isr.high_watermark(), Offset(14));
+  EXPECT_EQ(isr.proposal(), std::nullopt);
+  // Back and fetching at the watermark: proposed, and counted.
+  isr.on_fetch(3, Offset(14), Offset(0));
+  EXPECT_EQ(isr.proposal(), (Ids{1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace strata::replication

@@ -24,12 +24,16 @@ void Partition::become(Role role, LeaderEpoch leader_epoch) {
     return;
   }
   if (role == role_ && leader_epoch == leader_epoch_) return;
+  // A new leadership starts its watermark from what this replica exposed.
+  hw_at_become_ = high_watermark();
+  in_sync_.reset();
   role_ = role;
   leader_epoch_ = leader_epoch;
   wake_all();
 }
 
 Offset Partition::high_watermark() const {
+  if (role_ == Role::kLeader && in_sync_) return in_sync_->high_watermark();
   Offset held = log_->config().durability == engine::Durability::kFsync ? log_->durable_offset()
                                                                         : log_->log_end_offset();
   return role_ == Role::kFollower ? std::min(held, leader_high_watermark_) : held;
@@ -106,6 +110,35 @@ void Partition::truncate_to(Offset offset, std::function<void(Status)> done) {
     if (auto r = require_follower(); !r) return done(r);
     done(log_->truncate_to(offset));
   });
+}
+
+void Partition::set_assignment(int32_t self, const std::vector<int32_t>& replicas,
+                               const std::vector<int32_t>& isr) {
+  if (role_ != Role::kLeader || replicas.size() <= 1) {
+    in_sync_.reset();
+    return;
+  }
+  const auto& config = log_->config();
+  InSyncReplicas::Options o;
+  o.min_insync = static_cast<int32_t>(config.min_insync_replicas);
+  o.durable = config.durability == engine::Durability::kFsync;
+  if (!in_sync_) {
+    // A new leadership: the watermark starts where this replica's own did.
+    in_sync_ = std::make_unique<InSyncReplicas>(self, log_->clock(), o);
+    in_sync_->start_at(std::min(hw_at_become_, log_->log_end_offset()));
+    in_sync_->on_leader_log(log_->log_end_offset(), log_->durable_offset());
+  }
+  in_sync_->set_options(o);
+  auto epochs = log_->leader_epochs();
+  auto mine = epochs.find(leader_epoch_.value());
+  in_sync_->reset(replicas, isr, mine != epochs.end() ? mine->second : log_->log_end_offset());
+  notify();
+}
+
+void Partition::on_follower_fetch(int32_t replica, Offset fetch_offset, Offset durable) {
+  if (role_ != Role::kLeader || !in_sync_) return;
+  in_sync_->on_fetch(replica, fetch_offset, durable);
+  notify();
 }
 
 void Partition::set_leader_high_watermark(Offset hw) {
@@ -293,6 +326,7 @@ void Partition::wait(Offset seen, std::weak_ptr<void> alive, std::function<void(
 }
 
 void Partition::notify() {
+  if (in_sync_) in_sync_->on_leader_log(log_->log_end_offset(), log_->durable_offset());
   if (waiters_.empty()) return;
   Offset hw = high_watermark();
   Offset end = log_->log_end_offset();

@@ -32,6 +32,7 @@
 #include "base/shared_bytes.h"
 #include "engine/log.h"
 #include "replication/flush_policy.h"
+#include "replication/in_sync_replicas.h"
 
 namespace strata::replication {
 
@@ -134,6 +135,15 @@ class Partition {
   // set_leader_high_watermark() records the leader's watermark from a
   // fetch: a follower's own is the lower of it and what it holds (synced,
   // on fsync topics). Only a follower (kInvalidArgument on the leader).
+  // The partition state's replicas and ISR (this broker is `self`). A
+  // leader of more than one replica tracks its followers from then on
+  // (InSyncReplicas): its high watermark waits for the ISR.
+  void set_assignment(int32_t self, const std::vector<int32_t>& replicas,
+                      const std::vector<int32_t>& isr);
+  // A follower fetched from `fetch_offset` (its log end), having synced up
+  // to `durable`: the leader's side of the RPC Fetch.
+  void on_follower_fetch(int32_t replica, Offset fetch_offset, Offset durable);
+
   void append_from_leader(std::span<const std::byte> records,
                           std::function<void(Result<Offset>)> done);
   void truncate_to(Offset offset, std::function<void(Status)> done);
@@ -169,7 +179,9 @@ class Partition {
   std::unique_ptr<engine::Log> log_;
   Role role_;
   LeaderEpoch leader_epoch_;
-  Offset leader_high_watermark_{0};  // a follower's: the leader's, as last fetched
+  Offset leader_high_watermark_{0};          // a follower's: the leader's, as last fetched
+  std::unique_ptr<InSyncReplicas> in_sync_;  // a leader of several replicas
+  Offset hw_at_become_{0};                   // the watermark when the role last changed
   std::vector<Waiter> waiters_;
   FlushPolicy flush_policy_;
   std::function<void(FlushPolicy::Clock::time_point)> flush_listener_;

@@ -34,6 +34,7 @@ void PartitionManager::reconcile(const std::vector<ReplicaSpec>& wanted, const H
     if (auto* existing = find(spec.uid)) {
       existing->set_config(spec.config);
       existing->become(spec.role, spec.leader_epoch);
+      existing->set_assignment(spec.self, spec.replicas, spec.isr);
       if (hooks.changed) hooks.changed(*existing);
       // A shorter flush.ms may now be due earlier than the timer.
       if (auto at = existing->flush_deadline()) schedule_flush(*at);
@@ -52,6 +53,7 @@ void PartitionManager::reconcile(const std::vector<ReplicaSpec>& wanted, const H
                                                spec.role, spec.leader_epoch))
                         .first->second;
     placed.set_flush_listener([this](FlushPolicy::Clock::time_point at) { schedule_flush(at); });
+    placed.set_assignment(spec.self, spec.replicas, spec.isr);
     if (hooks.opened) hooks.opened(placed);
   }
   if (doomed.empty()) return done();

@@ -38,6 +38,11 @@ struct ReplicaSpec {
   engine::TopicConfig config;
   Role role = Role::kLeader;
   LeaderEpoch leader_epoch{0};
+  // The partition state's replicas and ISR, and this broker (empty: this
+  // broker alone).
+  std::vector<int32_t> replicas;
+  std::vector<int32_t> isr;
+  int32_t self = -1;
 };
 
 class PartitionManager {

@@ -175,8 +175,10 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     resp_.set_correlation_id(req_.correlation_id());
     auto& in = req_.fetch().partitions();
     uids_ = route_all(conn_->broker(), in, *resp_.mutable_fetch()->mutable_partitions(), served_);
-    for (int i : served_)
+    for (int i : served_) {
       offsets_.push_back(Offset(in[i].fetch_offset()));
+      durables_.push_back(Offset(in[i].durable_offset()));
+    }
     int32_t wait = std::clamp(req_.fetch().max_wait_ms(), 0, kMaxWaitMs);
     deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait);
     attempt();
@@ -193,12 +195,17 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     size_t max_bytes = req_.fetch().max_bytes() > 0 ? static_cast<size_t>(req_.fetch().max_bytes())
                                                     : static_cast<size_t>(kDefaultPartitionBytes);
     auto offsets = offsets_;
+    auto durables = durables_;
+    int32_t follower = req_.broker_id();
     run_on_owners<Read>(
         conn_->broker(), conn_->shard(), uids_,
-        [offsets, max_bytes](Partition* p, size_t i, std::function<void(Read)> done) {
+        [offsets, durables, follower, max_bytes](Partition* p, size_t i,
+                                                 std::function<void(Read)> done) {
           if (p == nullptr) {
             return done(Read{Error(Errc::kNotLeader, "not hosted here"), Offset(-1)});
           }
+          // What the follower holds moves the watermark (and the ISR).
+          p->on_follower_fetch(follower, offsets[i], durables[i]);
           Offset end = p->log().log_end_offset();
           if (offsets[i] == end) {
             // Nothing new: an empty answer without touching the log.
@@ -281,6 +288,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   std::vector<PartitionUid> uids_;
   std::vector<int> served_;
   std::vector<Offset> offsets_;
+  std::vector<Offset> durables_;
   std::chrono::steady_clock::time_point deadline_;
   asio::steady_timer timer_;
   std::shared_ptr<void> token_;

@@ -72,13 +72,13 @@ TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
   create.topics.push_back({"copied", -1, -1, {{0, {1}}}, {}});
   auto created = w1.call<kafka::CreateTopicsRequest, kafka::CreateTopicsResponse>(create, 5);
   ASSERT_EQ(created.topics.at(0).error_code, 0) << created.topics[0].error_message.value_or("");
-  auto produce = [&](int n) {
+  auto produce = [&](int n, int16_t acks = -1) {
     for (int i = 0; i < n; ++i) {
       engine::BatchBuilder b;
       for (int r = 0; r < 3; ++r)
         b.add({.key = "k", .value = "v" + std::to_string(i), .timestamp = 1});
       kafka::ProduceRequest req;
-      req.acks = -1;
+      req.acks = acks;
       kafka::ProduceRequest::Partition p;
       p.index = 0;
       p.records.slices = {SharedBytes::adopt(b.build().value())};
@@ -103,18 +103,22 @@ TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
       },
       [&](Status st) { changed.set_value(st); });
   ASSERT_TRUE(changed.get_future().get().ok());
+  // Caught up: the follower holds everything, the leader's watermark says
+  // so, and the follower has heard it.
   auto caught_up = [&] {
     auto leader = held(*b1, "copied", 0);
     auto follower = held(*b2, "copied", 0);
     return leader && follower && follower->role == replication::Role::kFollower &&
-           follower->log_end == leader->log_end &&
+           follower->log_end == leader->log_end && leader->high_watermark == leader->log_end &&
            follower->high_watermark == leader->high_watermark;
   };
   // Bounded waits on what the brokers hold (they run on their own threads).
   auto wait_until = [&](auto cond) {
-    for (int i = 0; i < 3000 && !cond(); ++i)
+    for (int i = 0; i < 3000; ++i) {
+      if (cond()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return cond();
+    }
+    return false;
   };
   ASSERT_TRUE(wait_until(caught_up));
   produce(2);  // and what comes later, through the long poll
@@ -123,8 +127,19 @@ TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
   auto follower = held(*b2, "copied", 0).value();
   EXPECT_EQ(leader.log_end, Offset(15));
   EXPECT_EQ(follower.batches, leader.batches);  // byte for byte
+  // The leader's watermark is over its ISR: it is what the follower holds.
+  EXPECT_EQ(leader.high_watermark, Offset(15));
 
+  // The follower goes away: its lease with it, so the controller takes it
+  // out of the ISR and the leader's watermark moves on without it.
   ASSERT_TRUE(b2->stop().ok());
+  produce(1, /*acks=*/1);
+  ASSERT_TRUE(wait_until([&] {
+    auto h = held(*b1, "copied", 0);
+    return h && h->high_watermark == Offset(18);
+  }));
+  EXPECT_EQ(b1->snapshot()->find("copied")->state(0)->isr, std::vector<int32_t>{1});
+
   ASSERT_TRUE(b1->stop().ok());
 }
 

@@ -72,7 +72,7 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
         continue;
       auto role = state.leader == self ? replication::Role::kLeader : replication::Role::kFollower;
       wanted.push_back({uid, topic->name, PartitionId(p), broker_.effective_config(*topic), role,
-                        LeaderEpoch(state.leader_epoch)});
+                        LeaderEpoch(state.leader_epoch), state.replicas, state.isr, self});
     }
   }
   // The groups of a __consumer_offsets partition live where it leads.
