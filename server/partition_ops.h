@@ -10,11 +10,14 @@
 // does not host (not created yet, or deleted).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <vector>
+
+#include <boost/asio/steady_timer.hpp>
 
 #include "server/broker.h"
 
@@ -94,5 +97,45 @@ inline void wait_on_owners(Broker& broker, unsigned origin, const std::vector<Pa
       },
       [](std::vector<int>) {});
 }
+
+// LongPoll: one request's wait for new data — waiters on its partitions'
+// owning shards (wait_on_owners) and a deadline timer; whichever fires
+// first runs `wake` once, on the request's shard.
+//
+//   poll_.arm(broker, origin, uids, seen, /*log_end=*/false, deadline, self, [w] { ... });
+class LongPoll {
+ public:
+  explicit LongPoll(boost::asio::io_context& io) : timer_(io) {}
+
+  // `owner` (the request) is kept alive by the timer and held weakly by the
+  // waiters; `wake` runs with it alive.
+  void arm(Broker& broker, unsigned origin, const std::vector<PartitionUid>& uids,
+           std::vector<Offset> seen, bool log_end, std::chrono::steady_clock::time_point deadline,
+           std::shared_ptr<void> owner, std::function<void()> wake) {
+    token_ = std::make_shared<int>(0);
+    wake_ = std::move(wake);
+    std::weak_ptr<void> weak = owner;
+    wait_on_owners(broker, origin, uids, std::move(seen), log_end, token_, [this, weak] {
+      if (auto alive = weak.lock()) fire();
+    });
+    timer_.expires_at(deadline);
+    timer_.async_wait([this, owner](const boost::system::error_code& ec) {
+      if (!ec) fire();
+    });
+  }
+
+ private:
+  void fire() {
+    if (!token_) return;  // woken already
+    token_.reset();       // expires the waiters still registered
+    timer_.cancel();
+    auto wake = std::move(wake_);
+    wake();
+  }
+
+  boost::asio::steady_timer timer_;
+  std::shared_ptr<void> token_;
+  std::function<void()> wake_;
+};
 
 }  // namespace strata::server

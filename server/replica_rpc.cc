@@ -169,7 +169,7 @@ void epoch_end(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
 class FetchOp : public std::enable_shared_from_this<FetchOp> {
  public:
   FetchOp(std::shared_ptr<RpcConnection> conn, rpc::Request req)
-      : conn_(std::move(conn)), req_(std::move(req)), timer_(conn_->io()) {}
+      : conn_(std::move(conn)), req_(std::move(req)), poll_(conn_->io()) {}
 
   void start() {
     resp_.set_correlation_id(req_.correlation_id());
@@ -241,24 +241,10 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   void wait() {
     waited_ = true;
     auto self = shared_from_this();
-    token_ = std::make_shared<int>(0);
-    std::weak_ptr<void> alive = token_;
-    std::weak_ptr<FetchOp> weak = self;
-    wait_on_owners(conn_->broker(), conn_->shard(), uids_, offsets_, /*log_end=*/true, alive,
-                   [weak] {
-                     if (auto op = weak.lock()) op->wake();
-                   });
-    timer_.expires_at(deadline_);
-    timer_.async_wait([self](const boost::system::error_code& ec) {
-      if (!ec) self->wake();
-    });
-  }
-
-  void wake() {
-    if (!token_) return;
-    token_.reset();
-    timer_.cancel();
-    attempt();
+    poll_.arm(conn_->broker(), conn_->shard(), uids_, offsets_, /*log_end=*/true, deadline_, self,
+              [weak = std::weak_ptr(self)] {
+                if (auto op = weak.lock()) op->attempt();
+              });
   }
 
   void respond(std::vector<Read> reads) {
@@ -290,8 +276,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   std::vector<Offset> offsets_;
   std::vector<Offset> durables_;
   std::chrono::steady_clock::time_point deadline_;
-  asio::steady_timer timer_;
-  std::shared_ptr<void> token_;
+  LongPoll poll_;
   bool waited_ = false;
 };
 

@@ -30,7 +30,7 @@ struct PartitionResult {
 class FetchOp : public std::enable_shared_from_this<FetchOp> {
  public:
   FetchOp(const RequestContext& ctx, kafka::FetchRequest req, Responder<kafka::FetchResponse> out)
-      : ctx_(ctx), req_(std::move(req)), out_(std::move(out)), timer_(ctx.shard.shard().io()) {}
+      : ctx_(ctx), req_(std::move(req)), out_(std::move(out)), poll_(ctx.shard.shard().io()) {}
 
   void start() {
     auto& broker = ctx_.broker;
@@ -123,29 +123,14 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
 
   // Sleeps until a partition's high watermark moves or the deadline passes.
   void wait(const std::vector<PartitionResult>& results) {
-    auto self = shared_from_this();
-    token_ = std::make_shared<int>(0);
-    std::weak_ptr<void> alive = token_;
     std::vector<Offset> seen;
     for (const auto& r : results)
       seen.push_back(r.read->high_watermark);
-    // Waiters hold the op weakly: the timer keeps it alive while it waits.
-    std::weak_ptr<FetchOp> weak = self;
-    wait_on_owners(ctx_.broker, ctx_.shard.id(), uids(), std::move(seen), /*log_end=*/false, alive,
-                   [weak] {
-                     if (auto op = weak.lock()) op->wake();
-                   });
-    timer_.expires_at(deadline_);
-    timer_.async_wait([self](const boost::system::error_code& ec) {
-      if (!ec) self->wake();
-    });
-  }
-
-  void wake() {
-    if (!token_) return;  // already woken
-    token_.reset();       // expires the waiters still registered
-    timer_.cancel();
-    attempt();
+    auto self = shared_from_this();
+    poll_.arm(ctx_.broker, ctx_.shard.id(), uids(), std::move(seen), /*log_end=*/false, deadline_,
+              self, [weak = std::weak_ptr(self)] {
+                if (auto op = weak.lock()) op->attempt();
+              });
   }
 
   // What the response takes apart from record bytes: the frame's size and
@@ -162,7 +147,6 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   }
 
   void respond(std::vector<PartitionResult> results) {
-    token_.reset();
     resp_.error_code = kafka::code(top_error_);
     // The aborted-transactions lists are set before the overhead is measured
     // so the measured skeleton has the response's shape; the fields set
@@ -211,8 +195,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   ErrorCode top_error_ = ErrorCode::kNone;
   int32_t max_bytes_ = INT32_MAX;
   std::chrono::steady_clock::time_point deadline_;
-  boost::asio::steady_timer timer_;
-  std::shared_ptr<void> token_;  // alive while waiting for data
+  LongPoll poll_;
 };
 
 }  // namespace
