@@ -147,6 +147,16 @@ TEST_F(InSyncReplicasTest, AReplicaTheControllerDroppedCountsAgainOnlyOnceItFetc
   // Back and fetching at the watermark: proposed, and counted.
   isr.on_fetch(3, Offset(14), Offset(0));
   EXPECT_EQ(isr.proposal(), (Ids{1, 2, 3}));
+  // If it stops again (it never made the ISR), it holds the watermark back
+  // only until it is no longer caught up within the lag window.
+  isr.on_leader_log(Offset(20), Offset(0));
+  isr.on_fetch(2, Offset(20), Offset(0));
+  EXPECT_EQ(isr.high_watermark(), Offset(14));
+  clock_.advance_ms(10001);
+  isr.on_fetch(2, Offset(20), Offset(0));    // 2 keeps fetching; 3 is silent
+  isr.on_leader_log(Offset(20), Offset(0));  // the leader's periodic look
+  EXPECT_EQ(isr.high_watermark(), Offset(20));
+  EXPECT_EQ(isr.proposal(), std::nullopt);
 }
 
 }  // namespace

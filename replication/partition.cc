@@ -141,6 +141,10 @@ void Partition::on_follower_fetch(int32_t replica, Offset fetch_offset, Offset d
   notify();
 }
 
+void Partition::tick() {
+  if (role_ == Role::kLeader && in_sync_) notify();
+}
+
 void Partition::set_leader_high_watermark(Offset hw) {
   if (role_ != Role::kFollower || hw <= leader_high_watermark_) return;
   leader_high_watermark_ = hw;

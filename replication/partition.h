@@ -143,6 +143,8 @@ class Partition {
   // A follower fetched from `fetch_offset` (its log end), having synced up
   // to `durable`: the leader's side of the RPC Fetch.
   void on_follower_fetch(int32_t replica, Offset fetch_offset, Offset durable);
+  // Time passed: a leader of several replicas looks at its followers again.
+  void tick();
 
   void append_from_leader(std::span<const std::byte> records,
                           std::function<void(Result<Offset>)> done);

@@ -6,7 +6,7 @@ namespace strata::replication {
 
 PartitionManager::PartitionManager(engine::LogManager& logs, io::FileSystem& fs,
                                    boost::asio::io_context& io)
-    : logs_(logs), fs_(fs), io_(io), retention_timer_(io), flush_timer_(io) {}
+    : logs_(logs), fs_(fs), io_(io), retention_timer_(io), replica_timer_(io), flush_timer_(io) {}
 
 PartitionManager::~PartitionManager() = default;
 
@@ -79,6 +79,18 @@ void PartitionManager::reconcile(const std::vector<ReplicaSpec>& wanted, const H
 void PartitionManager::start_retention(std::chrono::milliseconds interval) {
   retention_interval_ = interval;
   check_retention();
+  check_replicas();
+}
+
+void PartitionManager::check_replicas() {
+  // Followers' standing changes with time alone (one that stopped fetching
+  // stops counting): the leaders look again every second.
+  for (auto& [uid, p] : partitions_)
+    p->tick();
+  replica_timer_.expires_after(std::chrono::seconds(1));
+  replica_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) check_replicas();
+  });
 }
 
 void PartitionManager::check_retention() {
@@ -123,6 +135,7 @@ void PartitionManager::wake_all() {
 
 void PartitionManager::close_all(std::function<void(Status)> done) {
   retention_timer_.cancel();
+  replica_timer_.cancel();
   flush_timer_.cancel();
   flush_timer_at_.reset();
   if (partitions_.empty()) return done(ok_status());

@@ -68,7 +68,8 @@ class PartitionManager {
   void reconcile(const std::vector<ReplicaSpec>& wanted, const Hooks& hooks,
                  std::function<void()> done);
 
-  // Runs retention on every replica now and then every `interval`.
+  // Runs retention on every replica now and then every `interval`, and
+  // the leaders' follower checks every second.
   void start_retention(std::chrono::milliseconds interval);
 
   // Fires every long-polling read (shutdown).
@@ -80,6 +81,7 @@ class PartitionManager {
 
  private:
   void check_retention();
+  void check_replicas();
   // flush.ms of replicated topics: one timer for the earliest deadline.
   void schedule_flush(FlushPolicy::Clock::time_point at);
   void run_due_flushes();
@@ -89,6 +91,7 @@ class PartitionManager {
   boost::asio::io_context& io_;
   std::unordered_map<PartitionUid, std::unique_ptr<Partition>> partitions_;
   boost::asio::steady_timer retention_timer_;
+  boost::asio::steady_timer replica_timer_;
   std::chrono::milliseconds retention_interval_{0};
   boost::asio::steady_timer flush_timer_;
   std::optional<FlushPolicy::Clock::time_point> flush_timer_at_;
