@@ -151,11 +151,12 @@ TEST_F(IndexStoreTest, LeaderEpochsAreTrimmedFromTheEndAndFromTheStart) {
   for (auto [e, start] : {std::pair{1, 0}, {2, 10}, {4, 20}, {6, 30}})
     u.add_epoch({LeaderEpoch(e), Offset(start)});
   ASSERT_TRUE(store_->write(u).ok());
-  ASSERT_TRUE(store_->write([] {  // another partition's epochs stay apart
-                  IndexStore::Update other(PartitionUid(4));
-                  other.add_epoch({LeaderEpoch(9), Offset(0)});
-                  return other;
-                }())
+  ASSERT_TRUE(store_
+                  ->write([] {  // another partition's epochs stay apart
+                    IndexStore::Update other(PartitionUid(4));
+                    other.add_epoch({LeaderEpoch(9), Offset(0)});
+                    return other;
+                  }())
                   .ok());
   ASSERT_EQ(epochs().size(), 4u);
   // A truncation drops the epochs that begin at or after the cut.
@@ -166,8 +167,8 @@ TEST_F(IndexStoreTest, LeaderEpochsAreTrimmedFromTheEndAndFromTheStart) {
                                                {LeaderEpoch(4), Offset(20)}}));
   // Retention keeps the epoch the new start falls in, starting there ...
   ASSERT_TRUE(store_->drop_before(p, Offset(15)).ok());
-  EXPECT_EQ(epochs(), (std::vector<EpochEntry>{{LeaderEpoch(2), Offset(15)},
-                                               {LeaderEpoch(4), Offset(20)}}));
+  EXPECT_EQ(epochs(),
+            (std::vector<EpochEntry>{{LeaderEpoch(2), Offset(15)}, {LeaderEpoch(4), Offset(20)}}));
   // ... unless an epoch begins exactly there.
   ASSERT_TRUE(store_->drop_before(p, Offset(20)).ok());
   EXPECT_EQ(epochs(), (std::vector<EpochEntry>{{LeaderEpoch(4), Offset(20)}}));

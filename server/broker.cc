@@ -377,13 +377,12 @@ void Broker::reconcile_all(std::function<void()> done) {
   reconciled_version_ = snap->version;
   auto remaining = std::make_shared<std::atomic<size_t>>(states_.size());
   // Once every shard hosts its replicas, the followers start fetching.
-  auto shared_done = std::make_shared<std::function<void()>>(
-      [this, snap, done = std::move(done)] {
-        shard(0).post([this, followed = followed_partitions(*snap, config_.node_id)]() mutable {
-          if (!stopping_) fetchers_->follow(std::move(followed));
-        });
-        done();
-      });
+  auto shared_done = std::make_shared<std::function<void()>>([this, snap, done = std::move(done)] {
+    shard(0).post([this, followed = followed_partitions(*snap, config_.node_id)]() mutable {
+      if (!stopping_) fetchers_->follow(std::move(followed));
+    });
+    done();
+  });
   for (auto& st : states_) {
     st->shard().post([st = st.get(), snap, remaining, shared_done] {
       st->reconcile(snap, [remaining, shared_done] {
