@@ -25,7 +25,7 @@ void Partition::become(Role role, LeaderEpoch leader_epoch) {
   }
   if (role == role_ && leader_epoch == leader_epoch_) return;
   // A new leadership starts its watermark from what this replica exposed.
-  hw_at_become_ = high_watermark();
+  start_hw_ = high_watermark();
   in_sync_.reset();
   role_ = role;
   leader_epoch_ = leader_epoch;
@@ -114,6 +114,10 @@ void Partition::truncate_to(Offset offset, std::function<void(Status)> done) {
 
 void Partition::set_assignment(int32_t self, const std::vector<int32_t>& replicas,
                                const std::vector<int32_t>& isr) {
+  // Only the first assignment after opening or a role change starts from
+  // start_hw_; later ones keep what the replica exposes now.
+  Offset exposed = high_watermark();
+  auto start = std::exchange(start_hw_, std::nullopt);
   if (role_ != Role::kLeader || replicas.size() <= 1) {
     in_sync_.reset();
     return;
@@ -123,9 +127,9 @@ void Partition::set_assignment(int32_t self, const std::vector<int32_t>& replica
   o.min_insync = static_cast<int32_t>(config.min_insync_replicas);
   o.durable = config.durability == engine::Durability::kFsync;
   if (!in_sync_) {
-    // A new leadership: the watermark starts where this replica's own did.
+    // The watermark never goes back: it starts at what the replica exposed.
     in_sync_ = std::make_unique<InSyncReplicas>(self, log_->clock(), o);
-    in_sync_->start_at(std::min(hw_at_become_, log_->log_end_offset()));
+    in_sync_->start_at(std::min(start.value_or(exposed), log_->log_end_offset()));
     in_sync_->on_leader_log(log_->log_end_offset(), log_->durable_offset());
   }
   in_sync_->set_options(o);

@@ -183,7 +183,10 @@ class Partition {
   LeaderEpoch leader_epoch_;
   Offset leader_high_watermark_{0};          // a follower's: the leader's, as last fetched
   std::unique_ptr<InSyncReplicas> in_sync_;  // a leader of several replicas
-  Offset hw_at_become_{0};                   // the watermark when the role last changed
+  // Where a new ISR tracker starts its watermark: what the replica exposed
+  // when it last changed role (0 when just opened); unset, a leader whose
+  // replica set grew keeps its current watermark.
+  std::optional<Offset> start_hw_ = Offset(0);
   std::vector<Waiter> waiters_;
   FlushPolicy flush_policy_;
   std::function<void(FlushPolicy::Clock::time_point)> flush_listener_;

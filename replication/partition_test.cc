@@ -344,5 +344,21 @@ TEST_F(PartitionTest, ADivergedFollowerTruncatesWhereItsEpochEndsOnTheLeaderThen
   EXPECT_EQ(truncate(a, Offset(0)).code(), Errc::kInvalidArgument);
 }
 
+TEST_F(PartitionTest, ALeaderWhoseReplicasGrowKeepsItsWatermark) {
+  durability_ = engine::Durability::kReplicated;
+  reconcile({spec(0, Role::kLeader, 1)});
+  auto& leader = *replicas_->find(spec(0).uid);
+  ASSERT_TRUE(append(leader, {batch(3, "x")}).ok());
+  ASSERT_EQ(leader.high_watermark(), Offset(3));
+  // A follower is added: until it fetches, nothing new is exposed, but
+  // what consumers could read stays readable.
+  leader.set_assignment(1, {1, 2}, {1, 2});
+  EXPECT_EQ(leader.high_watermark(), Offset(3));
+  ASSERT_TRUE(append(leader, {batch(2, "y")}).ok());
+  EXPECT_EQ(leader.high_watermark(), Offset(3));
+  leader.on_follower_fetch(2, Offset(5), Offset(5));
+  EXPECT_EQ(leader.high_watermark(), Offset(5));
+}
+
 }  // namespace
 }  // namespace strata::replication
