@@ -37,10 +37,15 @@ Result<std::unique_ptr<BrokerConfigStore>> BrokerConfigStore::open(MetadataStore
 }
 
 Status BrokerConfigStore::refresh() {
-  std::lock_guard lock(mu_);
   STRATA_ASSIGN_OR_RETURN(auto entries, store_.list(std::string(kPrefix)));
+  return apply(entries);
+}
+
+Status BrokerConfigStore::apply(const std::vector<Entry>& entries) {
+  std::lock_guard lock(mu_);
   auto next = std::make_shared<DynamicBrokerConfigs>();
   for (const auto& e : entries) {
+    if (!e.key.starts_with(kPrefix)) continue;
     std::string_view scope = std::string_view(e.key).substr(kPrefix.size());
     ConfigMap configs;
     try {

@@ -58,6 +58,8 @@ class BrokerConfigStore {
 
   // Reads every record again (another broker of the cluster changed one).
   Status refresh();
+  // The same, from entries read elsewhere (other keys are skipped).
+  Status apply(const std::vector<Entry>& entries);
 
  private:
   explicit BrokerConfigStore(MetadataStore& store) : store_(store) {}

@@ -25,8 +25,13 @@ Status ControllerElection::campaign(LeaseId lease) {
 
 Result<std::optional<ControllerLeader>> ControllerElection::refresh() {
   STRATA_ASSIGN_OR_RETURN(auto listing, store_.range(std::string(kControllerPrefix)));
+  return observe(listing.entries);
+}
+
+std::optional<ControllerLeader> ControllerElection::observe(const std::vector<Entry>& entries) {
   std::optional<ControllerLeader> leader;
-  for (const auto& e : listing.entries) {
+  for (const auto& e : entries) {
+    if (!e.key.starts_with(kControllerPrefix)) continue;
     int32_t id = -1;
     auto name = std::string_view(e.key).substr(kControllerPrefix.size());
     auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), id);

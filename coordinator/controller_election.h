@@ -47,6 +47,9 @@ class ControllerElection {
   // Reads the candidates; returns the leader (nullopt: no candidate) and
   // remembers whether this broker is it.
   Result<std::optional<ControllerLeader>> refresh();
+  // The same, from entries read elsewhere (a read of "/strata/" that holds
+  // the candidate keys among others).
+  std::optional<ControllerLeader> observe(const std::vector<Entry>& entries);
 
   bool leads() const { return epoch_ != 0; }
   // This broker's controller epoch while it leads; 0 otherwise.

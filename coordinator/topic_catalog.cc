@@ -124,23 +124,6 @@ std::optional<std::pair<std::string, int32_t>> parse_partition_key(std::string_v
   return std::make_pair(std::string(rest.substr(0, slash)), p);
 }
 
-// The controller among the candidates: the lowest create_revision.
-int32_t controller_of(const std::vector<const Entry*>& candidates) {
-  const Entry* best = nullptr;
-  int32_t id = -1;
-  for (const Entry* e : candidates) {
-    int32_t n = -1;
-    auto name = std::string_view(e->key).substr(kControllerPrefix.size());
-    auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), n);
-    if (ec != std::errc() || ptr != name.data() + name.size()) continue;
-    if (best == nullptr || e->create_revision < best->create_revision) {
-      best = e;
-      id = n;
-    }
-  }
-  return id;
-}
-
 // Every partition's state, for placement's balance.
 std::vector<PartitionState> all_states(const ClusterSnapshot& snap) {
   std::vector<PartitionState> out;
@@ -168,15 +151,18 @@ Result<std::unique_ptr<TopicCatalog>> TopicCatalog::open(MetadataStore& store,
 }
 
 Status TopicCatalog::refresh() {
-  STRATA_TRY(election_.refresh());
-  STRATA_ASSIGN_OR_RETURN(auto listing, store_.range("/strata/"));
+  STRATA_ASSIGN_OR_RETURN(auto listing, store_.range(std::string(kRoot)));
+  return apply(listing);
+}
+
+Status TopicCatalog::apply(const Listing& listing) {
+  auto controller = election_.observe(listing.entries);
   if (listing.revision == read_revision_) return ok_status();
 
   auto next = std::make_shared<ClusterSnapshot>();
   std::map<std::string, TopicInfo, std::less<>> topics;
   std::map<std::string, std::map<int32_t, std::pair<PartitionState, int64_t>>, std::less<>> stored;
   std::map<std::string, Revisions, std::less<>> revisions;
-  std::vector<const Entry*> candidates;
   uint32_t next_number = 1;
   int64_t next_number_version = 0;
   for (const auto& e : listing.entries) {
@@ -193,8 +179,6 @@ Status TopicCatalog::refresh() {
         continue;
       }
       next->brokers.push_back(std::move(b).value());
-    } else if (key.starts_with(kControllerPrefix)) {
-      candidates.push_back(&e);
     } else if (key.starts_with(kTopicPrefix)) {
       STRATA_ASSIGN_OR_RETURN(TopicInfo t, decode(e.value, self_id_));
       revisions[t.name].topic = e.mod_revision;
@@ -223,7 +207,7 @@ Status TopicCatalog::refresh() {
   }
   std::sort(next->brokers.begin(), next->brokers.end(),
             [](const BrokerInfo& a, const BrokerInfo& b) { return a.node_id < b.node_id; });
-  next->controller_id = controller_of(candidates);
+  next->controller_id = controller ? controller->node_id : -1;
   for (auto& [name, t] : topics)
     next->topics.emplace(name, std::make_shared<const TopicInfo>(std::move(t)));
   next->version = static_cast<uint64_t>(listing.revision);

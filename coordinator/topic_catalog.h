@@ -39,6 +39,7 @@
 
 namespace strata::coordinator {
 
+inline constexpr std::string_view kRoot = "/strata/";  // every key of the cluster's metadata
 inline constexpr std::string_view kTopicPrefix = "/strata/topics/";
 inline constexpr std::string_view kPartitionPrefix = "/strata/partitions/";
 
@@ -60,6 +61,9 @@ class TopicCatalog {
 
   // Reads the whole catalog again and publishes it if the store changed.
   Status refresh();
+  // The same, from a read of "/strata/" made elsewhere (the broker reads
+  // once for the catalog and the dynamic broker configs).
+  Status apply(const Listing& listing);
 
   // Creates a topic. kAlreadyExists, kInvalidTopic, kInvalidPartitions,
   // kInvalidReplicationFactor or kInvalidConfig on bad input; with

@@ -243,11 +243,7 @@ Status Broker::join_cluster() {
   STRATA_ASSIGN_OR_RETURN(catalog_,
                           coordinator::TopicCatalog::open(store_, *election_, config_.node_id));
   controller_ = std::make_unique<coordinator::Controller>(*catalog_, *election_);
-  if (auto n = controller_->converge(); !n) {
-    spdlog::warn("controller: {}", n.error().to_string());
-  } else {
-    STRATA_TRY(catalog_->refresh());
-  }
+  if (auto n = controller_->converge(); !n) spdlog::warn("controller: {}", n.error().to_string());
   registration_->on_keep_alive([this] { after_keep_alive(); });
   registration_->start();
   watch_ = store_.watch("/strata/", 0, [this](const auto&) { schedule_refresh(); });
@@ -275,7 +271,10 @@ void Broker::schedule_refresh() {
 void Broker::refresh() {
   refresh_queued_ = false;
   if (stopping_ || !catalog_) return;
-  if (auto st = catalog_->refresh(); !st) {
+  // One read of everything, for the catalog and the dynamic broker configs.
+  auto listing = store_.range(std::string(coordinator::kRoot));
+  Status st = listing ? catalog_->apply(*listing) : Status(listing.error());
+  if (!st) {
     // The store is unreachable: keep serving from the last view, and read
     // again soon (the watch may have delivered its last news already).
     spdlog::warn("reading the cluster metadata: {}; retrying", st.error().to_string());
@@ -289,8 +288,8 @@ void Broker::refresh() {
   // Dynamic broker configs another broker changed (the cluster default, or
   // this broker's own): the topic defaults follow.
   bool defaults_changed = false;
-  if (auto st = broker_configs_->refresh(); !st) {
-    spdlog::warn("reading the dynamic broker configs: {}", st.error().to_string());
+  if (auto applied = broker_configs_->apply(listing->entries); !applied) {
+    spdlog::warn("reading the dynamic broker configs: {}", applied.error().to_string());
   } else if (auto next = resolve_topic_defaults(topic_default_layers()); !next) {
     spdlog::warn("the dynamic broker configs are not valid here: {}", next.error().to_string());
   } else if (*next != *topic_defaults()) {

@@ -89,6 +89,24 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     return out;
   }
 
+  // After a call's replica work: a partition that failed agrees with the
+  // leader again; after any failure or refusal the next call waits a while.
+  void end_round(std::string_view doing, const std::vector<PartitionUid>& uids,
+                 const std::vector<Status>& results, bool refused) {
+    bool failed = refused;
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i]) continue;
+      spdlog::warn("replica fetcher: {} partition {}: {}", doing, uids[i],
+                   results[i].error().to_string());
+      if (auto it = entries_.find(uids[i]); it != entries_.end())
+        it->second.phase = Phase::kTruncate;
+      failed = true;
+    }
+    busy_ = false;
+    if (failed) return later();
+    step();
+  }
+
   void later() {
     retry_.expires_after(std::chrono::milliseconds(kRetryMs));
     retry_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
@@ -188,18 +206,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
           p->truncate_to(to[i], std::move(done));
         },
         [self = shared_from_this(), cut, refused](std::vector<Status> results) {
-          bool failed = refused;
-          for (size_t i = 0; i < results.size(); ++i) {
-            if (results[i]) continue;
-            spdlog::warn("replica fetcher: truncating partition {}: {}", cut[i],
-                         results[i].error().to_string());
-            if (auto it = self->entries_.find(cut[i]); it != self->entries_.end())
-              it->second.phase = Phase::kTruncate;
-            failed = true;
-          }
-          self->busy_ = false;
-          if (failed) return self->later();
-          self->step();
+          self->end_round("truncating", cut, results, refused);
         });
   }
 
@@ -267,18 +274,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
           });
         },
         [self = shared_from_this(), ok, refused](std::vector<Status> results) {
-          bool failed = refused;
-          for (size_t i = 0; i < results.size(); ++i) {
-            if (results[i]) continue;
-            spdlog::warn("replica fetcher: appending to partition {}: {}", ok[i],
-                         results[i].error().to_string());
-            if (auto it = self->entries_.find(ok[i]); it != self->entries_.end())
-              it->second.phase = Phase::kTruncate;  // agree with the leader again
-            failed = true;
-          }
-          self->busy_ = false;
-          if (failed) return self->later();
-          self->step();
+          self->end_round("appending to", ok, results, refused);
         });
   }
 

@@ -18,24 +18,27 @@ struct OffsetAnswer {
   int64_t timestamp = -1;
 };
 
-// Routes every requested partition (partition_route.h); fills the error of
-// the ones this broker does not serve. Returns, for the good ones, their
-// position (topic, partition) in the response and their request entry.
-template <typename Req, typename Resp, typename SetError>
-auto resolve(const coordinator::ClusterSnapshot& snap, const Req& topics, Resp& out_topics,
-             std::vector<PartitionUid>& uids, int32_t self, bool may_lead, SetError set_error) {
+// Routes every requested partition (partition_route.h); sets the error
+// code of the ones this broker does not serve. Returns, for the good ones,
+// their position (topic, partition) in the response, their request entry
+// and the leader epoch of their state.
+template <typename Req, typename Resp>
+auto resolve(Broker& broker, const Req& topics, Resp& out_topics, std::vector<PartitionUid>& uids) {
+  auto snap = broker.snapshot();
+  int32_t self = broker.node_id();
+  bool may_lead = broker.may_lead();
   using Entry = std::remove_cvref_t<decltype(topics.front().partitions.front())>;
   struct Routed {
     size_t topic;
     size_t partition;
     const Entry* request;
-    const coordinator::PartitionState* state;
+    int32_t leader_epoch;  // the partition state's
   };
   std::vector<Routed> out;
   for (const auto& t : topics) {
     auto& rt = out_topics.emplace_back();
     rt.name = t.name;
-    const auto* topic = snap.find(t.name);
+    const auto* topic = snap->find(t.name);
     for (const auto& p : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = p.partition_index;
@@ -43,11 +46,12 @@ auto resolve(const coordinator::ClusterSnapshot& snap, const Req& topics, Resp& 
       if constexpr (requires { p.current_leader_epoch; }) epoch = p.current_leader_epoch;
       auto route = route_partition(topic, p.partition_index, epoch, self, may_lead);
       if (!route.ok()) {
-        set_error(rp, route.error);
+        rp.error_code = kafka::code(route.error);
         continue;
       }
       uids.push_back(route.uid);
-      out.push_back(Routed{out_topics.size() - 1, rt.partitions.size() - 1, &p, route.state});
+      out.push_back(
+          Routed{out_topics.size() - 1, rt.partitions.size() - 1, &p, route.state->leader_epoch});
     }
   }
   return out;
@@ -79,18 +83,15 @@ void lookup(Partition* p, int64_t ts, std::function<void(OffsetAnswer)> done) {
 
 void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
                   Responder<kafka::ListOffsetsResponse> out) {
-  auto snap = ctx.broker.snapshot();
   auto resp = std::make_shared<kafka::ListOffsetsResponse>();
   std::vector<PartitionUid> uids;
-  auto where =
-      resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
-              ctx.broker.may_lead(), [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
+  auto where = resolve(ctx.broker, req.topics, resp->topics, uids);
   std::vector<int64_t> timestamps;
   std::vector<int32_t> leader_epochs;
   std::vector<std::pair<size_t, size_t>> at;
   for (const auto& w : where) {
     timestamps.push_back(w.request->timestamp);
-    leader_epochs.push_back(w.state->leader_epoch);
+    leader_epochs.push_back(w.leader_epoch);
     at.emplace_back(w.topic, w.partition);
   }
   int16_t v = out.version();
@@ -116,12 +117,9 @@ void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
 
 void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
                     Responder<kafka::DeleteRecordsResponse> out) {
-  auto snap = ctx.broker.snapshot();
   auto resp = std::make_shared<kafka::DeleteRecordsResponse>();
   std::vector<PartitionUid> uids;
-  auto where =
-      resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
-              ctx.broker.may_lead(), [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
+  auto where = resolve(ctx.broker, req.topics, resp->topics, uids);
   std::vector<int64_t> targets;
   std::vector<std::pair<size_t, size_t>> at;
   for (const auto& w : where) {
@@ -149,12 +147,9 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
 
 void offset_for_leader_epoch(const RequestContext& ctx, kafka::OffsetForLeaderEpochRequest req,
                              Responder<kafka::OffsetForLeaderEpochResponse> out) {
-  auto snap = ctx.broker.snapshot();
   auto resp = std::make_shared<kafka::OffsetForLeaderEpochResponse>();
   std::vector<PartitionUid> uids;
-  auto where =
-      resolve(*snap, req.topics, resp->topics, uids, ctx.broker.config().node_id,
-              ctx.broker.may_lead(), [](auto& rp, ErrorCode e) { rp.error_code = kafka::code(e); });
+  auto where = resolve(ctx.broker, req.topics, resp->topics, uids);
   std::vector<int32_t> epochs;
   std::vector<std::pair<size_t, size_t>> at;
   for (const auto& w : where) {
