@@ -35,6 +35,9 @@ std::string_view errc_name(Errc code) {
     case Errc::kInvalidTopic: return "InvalidTopic";
     case Errc::kInvalidPartitions: return "InvalidPartitions";
     case Errc::kInvalidReplicationFactor: return "InvalidReplicationFactor";
+    case Errc::kNotEnoughReplicas: return "NotEnoughReplicas";
+    case Errc::kNotEnoughReplicasAfterAppend: return "NotEnoughReplicasAfterAppend";
+    case Errc::kTimedOut: return "TimedOut";
   }
   return "Unknown";
 }

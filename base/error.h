@@ -35,10 +35,13 @@ enum class Errc {
   kOffsetOutOfRange,
   kLogFailed,  // a write failed; the log rejects appends until it recovered
   // Replicas.
-  kNotLeader,           // this broker's replica of the partition does not lead it
-  kFencedLeaderEpoch,   // the caller's leader epoch is older than the replica's
-  kUnknownLeaderEpoch,  // the caller's leader epoch is newer than the replica's
-  kNotController,       // a cluster change asked of a broker that is not the controller
+  kNotLeader,                     // this broker's replica of the partition does not lead it
+  kFencedLeaderEpoch,             // the caller's leader epoch is older than the replica's
+  kUnknownLeaderEpoch,            // the caller's leader epoch is newer than the replica's
+  kNotController,                 // a cluster change asked of a broker that is not the controller
+  kNotEnoughReplicas,             // acks=all with fewer in-sync replicas than min.insync.replicas
+  kNotEnoughReplicasAfterAppend,  // appended, but the ISR fell below min.insync.replicas
+  kTimedOut,                      // a wait (acks=all) outlasted the request's timeout
   // Configuration and topic administration.
   kInvalidConfig,
   kInvalidTopic,              // a topic name Kafka would refuse

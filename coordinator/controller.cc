@@ -4,9 +4,8 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
-
-#include "coordinator/leader_election.h"
 
 namespace strata::coordinator {
 namespace {
@@ -95,6 +94,43 @@ Result<std::vector<ElectionOutcome>> Controller::elect_preferred(
   if (auto st = catalog_.update_states(changes); !st) {
     for (auto& o : out)
       if (o.result.ok()) o.result = st;
+  }
+  return out;
+}
+
+Result<std::vector<Status>> Controller::alter_isr(const std::vector<IsrChange>& changes) {
+  if (!election_.leads()) {
+    return Error(Errc::kNotController, "this broker is not the controller");
+  }
+  auto snap = catalog_.snapshot();
+  auto live = live_ids(*snap);
+  std::vector<Status> out;
+  std::vector<StateChange> writes;
+  std::vector<size_t> written;  // the index in `out` of each write
+  for (const auto& c : changes) {
+    const TopicInfo* t = snap->find(c.partition.topic);
+    const PartitionState* now = t != nullptr ? t->state(c.partition.partition) : nullptr;
+    if (now == nullptr) {
+      out.push_back(Error(Errc::kNotFound, fmt::format("{}-{} does not exist", c.partition.topic,
+                                                       c.partition.partition)));
+      continue;
+    }
+    auto next = isr_change(*now, c.request, live);
+    if (!next) {
+      out.push_back(next.error());
+      continue;
+    }
+    out.push_back(ok_status());
+    if (!next->has_value()) continue;
+    spdlog::info("controller: {}-{} ISR [{}] -> [{}] (asked by leader {})", c.partition.topic,
+                 c.partition.partition, fmt::join(now->isr, ","), fmt::join((*next)->isr, ","),
+                 c.request.leader);
+    written.push_back(out.size() - 1);
+    writes.push_back({c.partition.topic, c.partition.partition, std::move(**next)});
+  }
+  if (auto st = catalog_.update_states(writes); !st) {
+    for (size_t i : written)
+      out[i] = st;
   }
   return out;
 }

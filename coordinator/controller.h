@@ -9,6 +9,7 @@
 //   Controller controller(catalog, election);
 //   controller.converge();                    // after every refresh
 //   controller.elect_preferred({{"orders", 3}});
+//   controller.alter_isr({{{"orders", 3}, {.leader = 2, ..., .isr = {2, 3}}}});
 //
 // Every write goes through the catalog, so it is guarded by the controller
 // epoch and compares the partition states it read: a broker that is not
@@ -23,6 +24,7 @@
 
 #include "base/result.h"
 #include "coordinator/controller_election.h"
+#include "coordinator/leader_election.h"
 #include "coordinator/topic_catalog.h"
 
 namespace strata::coordinator {
@@ -37,6 +39,12 @@ struct ElectionOutcome {
   PartitionRef partition;
   Status result;  // kInvalidArgument: the preferred replica leads already (Kafka's
                   // ELECTION_NOT_NEEDED); kUnavailable: it is not live and in sync
+};
+
+// A leader's ISR change for one partition (AlterIsr).
+struct IsrChange {
+  PartitionRef partition;
+  IsrRequest request;
 };
 
 class Controller {
@@ -54,6 +62,12 @@ class Controller {
   // partition when `partitions` is empty, skipping those that need no
   // election). kNotController when this broker does not lead.
   Result<std::vector<ElectionOutcome>> elect_preferred(const std::vector<PartitionRef>& partitions);
+
+  // Writes the ISR changes a leader asked for that isr_change() accepts
+  // against the current states; one Status per change, in order (ok also
+  // when the ISR was that already). kNotController when this broker does
+  // not lead.
+  Result<std::vector<Status>> alter_isr(const std::vector<IsrChange>& changes);
 
  private:
   TopicCatalog& catalog_;

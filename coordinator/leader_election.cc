@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace strata::coordinator {
 namespace {
 
@@ -53,6 +56,50 @@ std::optional<PartitionState> preferred_election(const PartitionState& state,
   PartitionState next = state;
   next.leader = preferred;
   return bumped(state, std::move(next));
+}
+
+Result<std::optional<PartitionState>> isr_change(const PartitionState& state,
+                                                 const IsrRequest& request,
+                                                 const std::set<int32_t>& live) {
+  if (request.leader != state.leader || request.leader_epoch != state.leader_epoch) {
+    return Error(
+        Errc::kFencedLeaderEpoch,
+        fmt::format("broker {} at leader epoch {} does not lead (the leader is {} at "
+                    "leader epoch {})",
+                    request.leader, request.leader_epoch, state.leader, state.leader_epoch));
+  }
+  if (request.partition_epoch != state.partition_epoch) {
+    return Error(Errc::kUnavailable,
+                 fmt::format("the request is based on partition epoch {}, the state is at {}",
+                             request.partition_epoch, state.partition_epoch));
+  }
+  std::vector<int32_t> sorted = request.isr;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() ||
+      !contains(request.isr, state.leader)) {
+    return Error(Errc::kInvalidArgument,
+                 fmt::format("ISR [{}] must name the leader {} and no broker twice",
+                             fmt::join(request.isr, ","), state.leader));
+  }
+  for (int32_t r : request.isr) {
+    if (!contains(state.replicas, r)) {
+      return Error(Errc::kInvalidArgument,
+                   fmt::format("broker {} is not a replica of the partition", r));
+    }
+    if (!contains(state.isr, r) && live.count(r) == 0) {
+      return Error(Errc::kUnavailable,
+                   fmt::format("broker {} is not live: it cannot join the ISR", r));
+    }
+  }
+  std::vector<int32_t> now = state.isr;
+  std::sort(now.begin(), now.end());
+  if (now == sorted) return std::optional<PartitionState>();
+  PartitionState next = state;
+  // The ISR in replica order, as the controller's other writes keep it.
+  next.isr.clear();
+  for (int32_t r : state.replicas)
+    if (contains(request.isr, r)) next.isr.push_back(r);
+  return std::optional<PartitionState>(bumped(state, std::move(next)));
 }
 
 }  // namespace strata::coordinator

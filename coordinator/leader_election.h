@@ -1,7 +1,7 @@
 // Leader election: how the controller changes one partition's state when
-// the set of live brokers changes, and when it moves leadership back to
-// the preferred replica. Pure functions of the state; the controller writes
-// what they return with a compare-and-set on the partition epoch.
+// the set of live brokers changes, when it moves leadership back to the
+// preferred replica, and when a leader asks for a new ISR. Pure functions of the state; the
+// controller writes what they return with a compare-and-set on the partition epoch.
 //
 //   if (auto next = on_live_brokers(state, live)) write(*next);
 //
@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 
+#include "base/result.h"
 #include "coordinator/cluster_metadata.h"
 
 namespace strata::coordinator {
@@ -31,6 +32,26 @@ std::optional<PartitionState> on_live_brokers(const PartitionState& state,
 // The state with the preferred replica (replicas[0]) as leader, if it is
 // live, in sync and not leading already; nullopt otherwise.
 std::optional<PartitionState> preferred_election(const PartitionState& state,
+                                                 const std::set<int32_t>& live);
+
+// A leader's request for a new ISR (AlterIsr), made against the state
+// with these epochs.
+struct IsrRequest {
+  int32_t leader = -1;
+  int32_t leader_epoch = 0;
+  int32_t partition_epoch = 0;
+  std::vector<int32_t> isr;
+};
+
+// The state with the ISR `request` asks for, or why it is refused:
+// kFencedLeaderEpoch when the asker is not the state's leader at that
+// leader epoch (a deposed or paused leader), kUnavailable when the state
+// moved on since (another partition epoch: the leader will hear of the new
+// state and decide again), kInvalidArgument for an ISR without the leader,
+// with a broker that is no replica, or with one twice, and kUnavailable
+// when it adds a replica that is not live. nullopt: the ISR is that already.
+Result<std::optional<PartitionState>> isr_change(const PartitionState& state,
+                                                 const IsrRequest& request,
                                                  const std::set<int32_t>& live);
 
 }  // namespace strata::coordinator

@@ -62,5 +62,43 @@ TEST(LeaderElection, PreferredElectionMovesLeadershipBackOnlyToALiveInSyncPrefer
   EXPECT_FALSE(preferred_election({{1, 2}, 2, 5, {2}, 8}, {1, 2}).has_value());  // not in sync
 }
 
+TEST(LeaderElection, TheLeaderShrinksAndExpandsTheIsrAtItsOwnEpochs) {
+  PartitionState s{{1, 2, 3}, 1, 4, {1, 2, 3}, 10};
+  auto shrunk = isr_change(s, {1, 4, 10, {1, 3}}, {1, 2, 3});
+  ASSERT_TRUE(shrunk.ok()) << shrunk.error().to_string();
+  ASSERT_TRUE(shrunk->has_value());
+  EXPECT_EQ((*shrunk)->isr, (std::vector<int32_t>{1, 3}));
+  EXPECT_EQ((*shrunk)->partition_epoch, 11);
+  EXPECT_EQ((*shrunk)->leader_epoch, 4);  // the leader stays: its epoch too
+  EXPECT_EQ((*shrunk)->leader, 1);
+  // Back in, listed in replica order whatever the request's order.
+  auto grown = isr_change(**shrunk, {1, 4, 11, {3, 2, 1}}, {1, 2, 3});
+  ASSERT_TRUE(grown.ok() && grown->has_value());
+  EXPECT_EQ((*grown)->isr, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ((*grown)->partition_epoch, 12);
+  // Asking for what is already there changes nothing.
+  auto same = isr_change(s, {1, 4, 10, {3, 1, 2}}, {1, 2, 3});
+  ASSERT_TRUE(same.ok());
+  EXPECT_FALSE(same->has_value());
+}
+
+TEST(LeaderElection, AnIsrChangeFromAnotherStateIsRefused) {
+  PartitionState s{{1, 2, 3}, 1, 4, {1, 3}, 10};
+  // A deposed leader, or the right leader at an old leader epoch.
+  EXPECT_EQ(isr_change(s, {2, 4, 10, {2, 3}}, {1, 2, 3}).error().code(), Errc::kFencedLeaderEpoch);
+  EXPECT_EQ(isr_change(s, {1, 3, 10, {1}}, {1, 2, 3}).error().code(), Errc::kFencedLeaderEpoch);
+  // Based on a state that has moved on.
+  EXPECT_EQ(isr_change(s, {1, 4, 9, {1}}, {1, 2, 3}).error().code(), Errc::kUnavailable);
+  // Without the leader, with a stranger, with a broker twice.
+  EXPECT_EQ(isr_change(s, {1, 4, 10, {3}}, {1, 2, 3}).error().code(), Errc::kInvalidArgument);
+  EXPECT_EQ(isr_change(s, {1, 4, 10, {1, 7}}, {1, 2, 3, 7}).error().code(), Errc::kInvalidArgument);
+  EXPECT_EQ(isr_change(s, {1, 4, 10, {1, 1}}, {1, 2, 3}).error().code(), Errc::kInvalidArgument);
+  // Adding a broker that is not live.
+  EXPECT_EQ(isr_change(s, {1, 4, 10, {1, 2, 3}}, {1, 3}).error().code(), Errc::kUnavailable);
+  // A dead member already in the ISR may stay (the leader proposed before
+  // the controller saw it die).
+  EXPECT_TRUE(isr_change(s, {1, 4, 10, {1, 3}}, {1}).ok());
+}
+
 }  // namespace
 }  // namespace strata::coordinator

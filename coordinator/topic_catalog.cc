@@ -273,12 +273,6 @@ Result<std::shared_ptr<const TopicInfo>> TopicCatalog::create_topic(
                  fmt::format("replication factor {} is not between 1 and the {} live broker(s)",
                              replication_factor, snap->brokers.size()));
   }
-  if (replication_factor > 1) {
-    return Error(Errc::kInvalidReplicationFactor,
-                 fmt::format("replication factor {}: this version of Strata does not replicate "
-                             "partitions yet, so every topic has replication factor 1",
-                             replication_factor));
-  }
   STRATA_TRY(engine::TopicConfig::from_map(configs));
   TopicInfo t;
   t.name = name;

@@ -112,13 +112,14 @@ void Partition::truncate_to(Offset offset, std::function<void(Status)> done) {
   });
 }
 
-void Partition::set_assignment(int32_t self, const std::vector<int32_t>& replicas,
-                               const std::vector<int32_t>& isr) {
+void Partition::set_assignment(const Assignment& a) {
+  if (a.partition_epoch != partition_epoch_) proposed_isr_.reset();  // a new state answers it
+  partition_epoch_ = a.partition_epoch;
   // Only the first assignment after opening or a role change starts from
   // start_hw_; later ones keep what the replica exposes now.
   Offset exposed = high_watermark();
   auto start = std::exchange(start_hw_, std::nullopt);
-  if (role_ != Role::kLeader || replicas.size() <= 1) {
+  if (role_ != Role::kLeader || a.replicas.size() <= 1) {
     in_sync_.reset();
     return;
   }
@@ -126,16 +127,17 @@ void Partition::set_assignment(int32_t self, const std::vector<int32_t>& replica
   InSyncReplicas::Options o;
   o.min_insync = static_cast<int32_t>(config.min_insync_replicas);
   o.durable = config.durability == engine::Durability::kFsync;
+  o.lag_time_max_ms = a.lag_time_max_ms;
   if (!in_sync_) {
     // The watermark never goes back: it starts at what the replica exposed.
-    in_sync_ = std::make_unique<InSyncReplicas>(self, log_->clock(), o);
+    in_sync_ = std::make_unique<InSyncReplicas>(a.self, log_->clock(), o);
     in_sync_->start_at(std::min(start.value_or(exposed), log_->log_end_offset()));
     in_sync_->on_leader_log(log_->log_end_offset(), log_->durable_offset());
   }
   in_sync_->set_options(o);
   auto epochs = log_->leader_epochs();
   auto mine = epochs.find(leader_epoch_.value());
-  in_sync_->reset(replicas, isr, mine != epochs.end() ? mine->second : log_->log_end_offset());
+  in_sync_->reset(a.replicas, a.isr, mine != epochs.end() ? mine->second : log_->log_end_offset());
   notify();
 }
 
@@ -146,7 +148,61 @@ void Partition::on_follower_fetch(int32_t replica, Offset fetch_offset, Offset d
 }
 
 void Partition::tick() {
-  if (role_ == Role::kLeader && in_sync_) notify();
+  if (role_ == Role::kLeader && (in_sync_ || !ack_waiters_.empty())) notify();
+}
+
+std::optional<IsrProposal> Partition::isr_proposal() {
+  if (role_ != Role::kLeader || !in_sync_) return std::nullopt;
+  auto next = in_sync_->proposal();
+  if (!next) return std::nullopt;
+  int64_t now = log_->clock().steady_ms();
+  if (proposed_isr_ == next && now - proposed_at_ms_ < kProposalRetryMs) return std::nullopt;
+  proposed_isr_ = next;
+  proposed_at_ms_ = now;
+  return IsrProposal{topic_, id_, leader_epoch_, partition_epoch_, std::move(*next)};
+}
+
+void Partition::settle_acks() {
+  if (ack_waiters_.empty()) return;
+  if (role_ != Role::kLeader) {
+    return fail_acks(Error(Errc::kNotLeader, fmt::format("this broker no longer leads {}-{}; the "
+                                                         "batches may not be kept",
+                                                         topic_, id_)));
+  }
+  Offset hw = high_watermark();
+  int64_t now = log_->clock().steady_ms();
+  bool enough = !in_sync_ || in_sync_->enough_in_sync();
+  std::vector<std::pair<std::function<void(Result<AppendResult>)>, Result<AppendResult>>> ready;
+  std::erase_if(ack_waiters_, [&](AckWaiter& w) {
+    if (hw > w.result.last_offset) {
+      ready.emplace_back(std::move(w.done), w.result);
+    } else if (!enough) {
+      ready.emplace_back(std::move(w.done),
+                         Error(Errc::kNotEnoughReplicasAfterAppend,
+                               fmt::format("{}-{}: the in-sync replicas fell below "
+                                           "min.insync.replicas={} before they held the batches",
+                                           topic_, id_, log_->config().min_insync_replicas)));
+    } else if (now >= w.deadline_ms) {
+      ready.emplace_back(
+          std::move(w.done),
+          Error(Errc::kTimedOut, fmt::format("{}-{}: the in-sync replicas did not "
+                                             "acknowledge within the request timeout",
+                                             topic_, id_)));
+    } else {
+      return false;
+    }
+    return true;
+  });
+  // Callbacks may append again: run them once the list is consistent.
+  for (auto& [done, result] : ready)
+    done(std::move(result));
+}
+
+void Partition::fail_acks(const Error& error) {
+  auto waiters = std::move(ack_waiters_);
+  ack_waiters_.clear();
+  for (auto& w : waiters)
+    w.done(error);
 }
 
 void Partition::set_leader_high_watermark(Offset hw) {
@@ -164,6 +220,17 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
                        std::function<void(Result<AppendResult>)> done) {
   if (auto st = require_leader(); !st) return done(st.error());
   if (batches.empty()) return done(Error(Errc::kInvalidRecord, "empty record set"));
+  if (options.acks_all) {
+    // Kafka's check before an acks=all append: nothing is written while the
+    // ISR is too small to acknowledge it.
+    int64_t min = log_->config().min_insync_replicas;
+    if (in_sync_ ? !in_sync_->enough_in_sync() : min > 1) {
+      return done(Error(Errc::kNotEnoughReplicas,
+                        fmt::format("{}-{} has {} in-sync replica(s), fewer than "
+                                    "min.insync.replicas={}",
+                                    topic_, id_, in_sync_ ? in_sync_->isr().size() : 1, min)));
+    }
+  }
 
   // Topic compression (compression.type other than producer): the batches
   // are re-encoded here, so the checks below and the log see what is stored.
@@ -190,10 +257,21 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
   };
   auto state = std::make_shared<State>(
       State{batches.size(), 0, std::nullopt, std::nullopt, std::move(done)});
-  bool durable = options.wait_durable && log_->config().durability == engine::Durability::kFsync;
-  auto finish = [this, state, durable] {
+  bool acks_all = options.acks_all;
+  int64_t timeout_ms = options.timeout_ms;
+  auto finish = [this, state, acks_all, timeout_ms] {
     if (state->error) return state->done(*state->error);
-    if (!durable) return state->done(*state->first);
+    if (!acks_all) return state->done(*state->first);
+    if (in_sync_) {
+      // Several replicas: wait until the ISR holds the batches.
+      ack_waiters_.push_back(
+          AckWaiter{*state->first, log_->clock().steady_ms() + timeout_ms, std::move(state->done)});
+      return settle_acks();
+    }
+    // This broker alone: the watermark is its own durable offset.
+    if (log_->config().durability != engine::Durability::kFsync) {
+      return state->done(*state->first);
+    }
     log_->flush([state](Status st) {
       if (!st) return state->done(st.error());
       state->done(*state->first);
@@ -335,6 +413,7 @@ void Partition::wait(Offset seen, std::weak_ptr<void> alive, std::function<void(
 
 void Partition::notify() {
   if (in_sync_) in_sync_->on_leader_log(log_->log_end_offset(), log_->durable_offset());
+  settle_acks();
   if (waiters_.empty()) return;
   Offset hw = high_watermark();
   Offset end = log_->log_end_offset();
@@ -350,6 +429,9 @@ void Partition::notify() {
 }
 
 void Partition::wake_all() {
+  fail_acks(Error(
+      Errc::kNotLeader,
+      fmt::format("{}-{} changed role or is closing: the batches may not be kept", topic_, id_)));
   auto waiters = std::move(waiters_);
   waiters_.clear();
   for (auto& w : waiters) {

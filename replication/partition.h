@@ -15,7 +15,7 @@
 // "producer": others are recompressed before they are appended. The replica
 // speaks record batches as bytes; the Kafka wire formats stay in server/.
 //
-//   partition.append(batches, {.wait_durable = true}, [](Result<AppendResult> r) {...});
+//   partition.append(batches, {.acks_all = true}, [](Result<AppendResult> r) {...});
 //   partition.read(Offset(42), 1 << 20, [](Result<ReadResult> r) {...});
 //
 // Thread-safety: the owning shard's thread only.
@@ -42,8 +42,15 @@ enum class Role {
 };
 
 struct AppendOptions {
-  // Answer once the batches are durable (acks=all on fsync topics).
-  bool wait_durable = false;
+  // acks=all: refused (kNotEnoughReplicas) before anything is appended
+  // while fewer than min.insync.replicas replicas are in sync, and answered
+  // once the high watermark passes the batches — every in-sync replica
+  // holds them, synced on fsync topics. While waiting: the ISR falls below
+  // min.insync.replicas → kNotEnoughReplicasAfterAppend; `timeout_ms`
+  // passes → kTimedOut (checked every tick, about a second); the
+  // leadership ends → kNotLeader. The batches stay appended in each case.
+  bool acks_all = false;
+  int64_t timeout_ms = 30000;
   // A client's batches (baseOffset 0, topic compression applies) rather
   // than ones the broker writes itself (group records, markers).
   bool from_client = true;
@@ -54,6 +61,25 @@ struct AppendResult {
   Offset last_offset;  // of the last batch
   TimestampMs log_append_time = -1;
   Offset log_start_offset;
+};
+
+// A partition state's replicas and ISR as they concern this broker.
+struct Assignment {
+  int32_t self = -1;
+  std::vector<int32_t> replicas;  // empty: this broker alone
+  std::vector<int32_t> isr;
+  int32_t partition_epoch = 0;
+  int64_t lag_time_max_ms = 10000;  // replica.lag.time.max.ms
+};
+
+// An ISR change a leader asks the controller for (AlterPartition): the ISR
+// it wants, and the epochs of the state it changes.
+struct IsrProposal {
+  std::string topic;
+  PartitionId partition;
+  LeaderEpoch leader_epoch;
+  int32_t partition_epoch = 0;
+  std::vector<int32_t> isr;
 };
 
 struct ReadResult {
@@ -101,8 +127,8 @@ class Partition {
 
   // Appends record batches (each one whole batch) as one unit: all are
   // validated before any is appended. Only the leader takes appends
-  // (kNotLeader otherwise). With `wait_durable` on an fsync topic `done`
-  // runs once the batches are durable.
+  // (kNotLeader otherwise). `done` runs once they are written, or with
+  // `acks_all` once the high watermark passes them (AppendOptions).
   void append(std::vector<SharedBytes> batches, const AppendOptions& options,
               std::function<void(Result<AppendResult>)> done);
 
@@ -135,11 +161,15 @@ class Partition {
   // set_leader_high_watermark() records the leader's watermark from a
   // fetch: a follower's own is the lower of it and what it holds (synced,
   // on fsync topics). Only a follower (kInvalidArgument on the leader).
-  // The partition state's replicas and ISR (this broker is `self`). A
+  // The partition state's replicas and ISR (Assignment). A
   // leader of more than one replica tracks its followers from then on
   // (InSyncReplicas): its high watermark waits for the ISR.
-  void set_assignment(int32_t self, const std::vector<int32_t>& replicas,
-                      const std::vector<int32_t>& isr);
+  void set_assignment(const Assignment& assignment);
+  // The ISR change this leader should propose to the controller now, if
+  // any (InSyncReplicas::proposal): the same proposal is made again only
+  // after kProposalRetryMs without a new state.
+  std::optional<IsrProposal> isr_proposal();
+  static constexpr int64_t kProposalRetryMs = 5000;
   // A follower fetched from `fetch_offset` (its log end), having synced up
   // to `durable`: the leader's side of the RPC Fetch.
   void on_follower_fetch(int32_t replica, Offset fetch_offset, Offset durable);
@@ -165,6 +195,10 @@ class Partition {
                   std::function<void(Result<ReadResult>)> done);
   void after_append(int64_t records);
   void notify();
+  // acks=all appends waiting for the high watermark: answered, or failed
+  // (see AppendOptions), whichever applies now.
+  void settle_acks();
+  void fail_acks(const Error& error);
   // Re-encodes `batches` in the topic's compression.type (unless "producer").
   Status apply_topic_compression(std::vector<SharedBytes>& batches) const;
   void start_policy_flush();
@@ -188,6 +222,15 @@ class Partition {
   // replica set grew keeps its current watermark.
   std::optional<Offset> start_hw_ = Offset(0);
   std::vector<Waiter> waiters_;
+  struct AckWaiter {
+    AppendResult result;
+    int64_t deadline_ms;  // steady
+    std::function<void(Result<AppendResult>)> done;
+  };
+  std::vector<AckWaiter> ack_waiters_;
+  int32_t partition_epoch_ = 0;                       // of the last assignment
+  std::optional<std::vector<int32_t>> proposed_isr_;  // asked for at partition_epoch_
+  int64_t proposed_at_ms_ = 0;
   FlushPolicy flush_policy_;
   std::function<void(FlushPolicy::Clock::time_point)> flush_listener_;
 };

@@ -34,7 +34,7 @@ void PartitionManager::reconcile(const std::vector<ReplicaSpec>& wanted, const H
     if (auto* existing = find(spec.uid)) {
       existing->set_config(spec.config);
       existing->become(spec.role, spec.leader_epoch);
-      existing->set_assignment(spec.self, spec.replicas, spec.isr);
+      existing->set_assignment(spec.assignment);
       if (hooks.changed) hooks.changed(*existing);
       // A shorter flush.ms may now be due earlier than the timer.
       if (auto at = existing->flush_deadline()) schedule_flush(*at);
@@ -53,7 +53,7 @@ void PartitionManager::reconcile(const std::vector<ReplicaSpec>& wanted, const H
                                                spec.role, spec.leader_epoch))
                         .first->second;
     placed.set_flush_listener([this](FlushPolicy::Clock::time_point at) { schedule_flush(at); });
-    placed.set_assignment(spec.self, spec.replicas, spec.isr);
+    placed.set_assignment(spec.assignment);
     if (hooks.opened) hooks.opened(placed);
   }
   if (doomed.empty()) return done();
@@ -85,8 +85,12 @@ void PartitionManager::start_retention(std::chrono::milliseconds interval) {
 void PartitionManager::check_replicas() {
   // Followers' standing changes with time alone (one that stopped fetching
   // stops counting): the leaders look again every second.
-  for (auto& [uid, p] : partitions_)
+  std::vector<IsrProposal> proposals;
+  for (auto& [uid, p] : partitions_) {
     p->tick();
+    if (auto proposal = p->isr_proposal()) proposals.push_back(std::move(*proposal));
+  }
+  if (!proposals.empty() && isr_listener_) isr_listener_(std::move(proposals));
   replica_timer_.expires_after(std::chrono::seconds(1));
   replica_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec) check_replicas();

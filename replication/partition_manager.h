@@ -1,7 +1,8 @@
 // PartitionManager: the replicas one shard hosts, opened and closed by the
 // role the partition state gives this broker — leader, follower, or none
 // (not a replica here: closed, its files deleted) — and the shard-wide work
-// on them: flush.ms timers, retention, waking and closing them all.
+// on them: flush.ms timers, retention, the leaders' look at their followers
+// (and the ISR changes they propose), waking and closing them all.
 //
 //   PartitionManager replicas(logs, fs, shard.io());
 //   replicas.reconcile({{uid, "orders", PartitionId(0), config, Role::kLeader, LeaderEpoch(0)}},
@@ -38,11 +39,7 @@ struct ReplicaSpec {
   engine::TopicConfig config;
   Role role = Role::kLeader;
   LeaderEpoch leader_epoch{0};
-  // The partition state's replicas and ISR, and this broker (empty: this
-  // broker alone).
-  std::vector<int32_t> replicas;
-  std::vector<int32_t> isr;
-  int32_t self = -1;
+  Assignment assignment;  // the replicas and ISR (none: this broker alone)
 };
 
 class PartitionManager {
@@ -72,6 +69,12 @@ class PartitionManager {
   // the leaders' follower checks every second.
   void start_retention(std::chrono::milliseconds interval);
 
+  // Hears, every second, the ISR changes the leaders here want the
+  // controller to make (Partition::isr_proposal).
+  void set_isr_listener(std::function<void(std::vector<IsrProposal>)> listener) {
+    isr_listener_ = std::move(listener);
+  }
+
   // Fires every long-polling read (shutdown).
   void wake_all();
 
@@ -95,6 +98,7 @@ class PartitionManager {
   std::chrono::milliseconds retention_interval_{0};
   boost::asio::steady_timer flush_timer_;
   std::optional<FlushPolicy::Clock::time_point> flush_timer_at_;
+  std::function<void(std::vector<IsrProposal>)> isr_listener_;
 };
 
 }  // namespace strata::replication

@@ -39,6 +39,7 @@ class PartitionTest : public ::testing::Test {
   ReplicaSpec spec(int32_t p, Role role = Role::kLeader, int32_t epoch = 0) {
     engine::TopicConfig config;
     config.durability = durability_;
+    config.min_insync_replicas = min_insync_;
     return ReplicaSpec{PartitionUid(100 + static_cast<uint64_t>(p)),
                        "orders",
                        PartitionId(p),
@@ -130,6 +131,7 @@ class PartitionTest : public ::testing::Test {
   io::FaultFileSystem fs_{disk_, loop_.io()};
   ManualClock clock_;
   engine::Durability durability_ = engine::Durability::kFsync;
+  int64_t min_insync_ = 1;
   std::unique_ptr<engine::LogManager> logs_;
   std::unique_ptr<PartitionManager> replicas_;
 };
@@ -211,7 +213,7 @@ TEST_F(PartitionTest, AcknowledgedDurableAppendsSurviveAPowerCut) {
   for (int i = 0; i < 20; ++i) {
     int32_t part = i % 2;
     auto r = append(*replicas_->find(spec(part).uid), {batch(3, "v" + std::to_string(i))},
-                    {.wait_durable = true});
+                    {.acks_all = true});
     ASSERT_TRUE(r.ok()) << r.error().to_string();
     acked.emplace_back(part, r->last_offset);
   }
@@ -352,12 +354,161 @@ TEST_F(PartitionTest, ALeaderWhoseReplicasGrowKeepsItsWatermark) {
   ASSERT_EQ(leader.high_watermark(), Offset(3));
   // A follower is added: until it fetches, nothing new is exposed, but
   // what consumers could read stays readable.
-  leader.set_assignment(1, {1, 2}, {1, 2});
+  leader.set_assignment({.self = 1, .replicas = {1, 2}, .isr = {1, 2}});
   EXPECT_EQ(leader.high_watermark(), Offset(3));
   ASSERT_TRUE(append(leader, {batch(2, "y")}).ok());
   EXPECT_EQ(leader.high_watermark(), Offset(3));
   leader.on_follower_fetch(2, Offset(5), Offset(5));
   EXPECT_EQ(leader.high_watermark(), Offset(5));
+}
+
+// acks=all on a leader of three replicas: the answer waits for the ISR.
+class AcksAllTest : public PartitionTest {
+ protected:
+  Partition& leader(std::vector<int32_t> isr, int64_t lag_ms = 10000) {
+    reconcile({spec(0, Role::kLeader, 1)});
+    auto& p = *replicas_->find(spec(0).uid);
+    p.set_assignment({.self = 1,
+                      .replicas = {1, 2, 3},
+                      .isr = std::move(isr),
+                      .partition_epoch = 5,
+                      .lag_time_max_ms = lag_ms});
+    return p;
+  }
+  // Starts an acks=all append; the result lands in `out`.
+  void start(Partition& p, std::optional<Result<AppendResult>>& out, int64_t timeout_ms = 30000) {
+    p.append({batch(2, "a")}, {.acks_all = true, .timeout_ms = timeout_ms},
+             [&out](Result<AppendResult> r) { out = std::move(r); });
+    loop_.run_until([&] { return p.log().log_end_offset() == Offset(2); });
+    loop_.run_ready();
+  }
+};
+
+TEST_F(AcksAllTest, TheAnswerWaitsUntilEveryInSyncReplicaHoldsTheBatch) {
+  durability_ = engine::Durability::kReplicated;
+  min_insync_ = 2;
+  auto& p = leader({1, 2, 3});
+  std::optional<Result<AppendResult>> out;
+  start(p, out);
+  EXPECT_FALSE(out.has_value());
+  p.on_follower_fetch(2, Offset(2), Offset(0));
+  loop_.run_ready();
+  EXPECT_FALSE(out.has_value()) << "replica 3 is in sync and does not hold it yet";
+  p.on_follower_fetch(3, Offset(2), Offset(0));
+  loop_.run_until([&] { return out.has_value(); });
+  ASSERT_TRUE(out->ok()) << out->error().to_string();
+  EXPECT_EQ((*out)->base_offset, Offset(0));
+  EXPECT_EQ((*out)->last_offset, Offset(1));
+}
+
+TEST_F(AcksAllTest, OnFsyncTopicsTheFollowersMustHaveSyncedIt) {
+  min_insync_ = 2;
+  auto& p = leader({1, 2});
+  std::optional<Result<AppendResult>> out;
+  start(p, out);
+  p.on_follower_fetch(2, Offset(2), Offset(0));  // holds it, not synced
+  loop_.run_ready();
+  EXPECT_FALSE(out.has_value());
+  p.on_follower_fetch(2, Offset(2), Offset(2));
+  loop_.run_until([&] { return out.has_value(); });
+  EXPECT_TRUE(out->ok());
+}
+
+TEST_F(AcksAllTest, TooFewInSyncReplicasRefuseBeforeAppending) {
+  min_insync_ = 2;
+  auto& p = leader({1});
+  auto r = append(p, {batch(1, "x")}, {.acks_all = true});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kNotEnoughReplicas);
+  EXPECT_EQ(p.log().log_end_offset(), Offset(0));
+  // acks=1 still appends.
+  EXPECT_TRUE(append(p, {batch(1, "x")}).ok());
+  EXPECT_EQ(p.log().log_end_offset(), Offset(1));
+}
+
+TEST_F(AcksAllTest, ASingleReplicaBelowMinInsyncRefusesToo) {
+  min_insync_ = 2;
+  reconcile({spec(0)});
+  auto& p = *replicas_->find(spec(0).uid);
+  auto r = append(p, {batch(1, "x")}, {.acks_all = true});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kNotEnoughReplicas);
+}
+
+TEST_F(AcksAllTest, AnIsrShrinkingBelowMinInsyncWhileWaitingFailsTheAnswer) {
+  durability_ = engine::Durability::kReplicated;
+  min_insync_ = 2;
+  auto& p = leader({1, 2});
+  std::optional<Result<AppendResult>> out;
+  start(p, out);
+  EXPECT_FALSE(out.has_value());
+  // The controller took replica 2 out (it died).
+  p.set_assignment({.self = 1, .replicas = {1, 2, 3}, .isr = {1}, .partition_epoch = 6});
+  loop_.run_until([&] { return out.has_value(); });
+  ASSERT_FALSE(out->ok());
+  EXPECT_EQ(out->error().code(), Errc::kNotEnoughReplicasAfterAppend);
+  EXPECT_EQ(p.log().log_end_offset(), Offset(2));  // appended all the same
+}
+
+TEST_F(AcksAllTest, TheRequestTimeoutEndsTheWait) {
+  durability_ = engine::Durability::kReplicated;
+  auto& p = leader({1, 2});
+  std::optional<Result<AppendResult>> out;
+  start(p, out, /*timeout_ms=*/1000);
+  clock_.advance_ms(999);
+  p.tick();
+  loop_.run_ready();
+  EXPECT_FALSE(out.has_value());
+  clock_.advance_ms(1);
+  p.tick();
+  loop_.run_until([&] { return out.has_value(); });
+  ASSERT_FALSE(out->ok());
+  EXPECT_EQ(out->error().code(), Errc::kTimedOut);
+}
+
+TEST_F(AcksAllTest, LosingTheLeadershipFailsTheWait) {
+  durability_ = engine::Durability::kReplicated;
+  auto& p = leader({1, 2});
+  std::optional<Result<AppendResult>> out;
+  start(p, out);
+  p.become(Role::kFollower, LeaderEpoch(2));
+  loop_.run_until([&] { return out.has_value(); });
+  ASSERT_FALSE(out->ok());
+  EXPECT_EQ(out->error().code(), Errc::kNotLeader);
+}
+
+TEST_F(AcksAllTest, ALaggingFollowerIsProposedForRemovalOnceAndAgainAfterTheRetry) {
+  durability_ = engine::Durability::kReplicated;
+  auto& p = leader({1, 2, 3}, /*lag_ms=*/1000);
+  EXPECT_FALSE(p.isr_proposal().has_value());
+  ASSERT_TRUE(append(p, {batch(2, "a")}).ok());
+  clock_.advance_ms(600);
+  p.on_follower_fetch(3, Offset(2), Offset(2));  // 3 keeps up; 2 never fetches
+  clock_.advance_ms(600);
+  auto proposal = p.isr_proposal();
+  ASSERT_TRUE(proposal.has_value());
+  EXPECT_EQ(proposal->isr, (std::vector<int32_t>{1, 3}));
+  EXPECT_EQ(proposal->leader_epoch, LeaderEpoch(1));
+  EXPECT_EQ(proposal->partition_epoch, 5);
+  EXPECT_EQ(proposal->topic, "orders");
+  // In flight: not proposed again until the retry time passed...
+  EXPECT_FALSE(p.isr_proposal().has_value());
+  clock_.advance_ms(Partition::kProposalRetryMs);
+  p.on_follower_fetch(3, Offset(2), Offset(2));
+  EXPECT_TRUE(p.isr_proposal().has_value());
+  // ...and once accepted there is nothing left to propose, until 2 catches
+  // up: then it is proposed back in.
+  p.set_assignment({.self = 1,
+                    .replicas = {1, 2, 3},
+                    .isr = {1, 3},
+                    .partition_epoch = 6,
+                    .lag_time_max_ms = 1000});
+  EXPECT_FALSE(p.isr_proposal().has_value());
+  p.on_follower_fetch(2, Offset(2), Offset(2));
+  proposal = p.isr_proposal();
+  ASSERT_TRUE(proposal.has_value());
+  EXPECT_EQ(proposal->isr, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(proposal->partition_epoch, 6);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A Strata cluster on this machine's loopback: one etcd (Debian's
 # etcd-server) on 127.0.0.10 and BROKERS brokers (default 3), broker N on
-# 127.0.0.(10+N):9092 with node id N, each with its own data directory, all
-# under STRATA_CLUSTER_DIR (default ./cluster).
+# 127.0.0.(10+N):9092 with node id N (replication RPC on 127.0.0.(10+N):9093),
+# each with its own data directory, all under STRATA_CLUSTER_DIR (default
+# ./cluster).
 #
 #   scripts/cluster.sh up          # installs and builds what is missing, starts
 #                                  # etcd and the brokers, waits until every
@@ -10,6 +11,8 @@
 #                                  # bootstrap.servers=... as its last line
 #   scripts/cluster.sh status      # etcd and each broker: running or not
 #   scripts/cluster.sh kill N      # SIGKILL of broker N (N = etcd: of etcd)
+#   scripts/cluster.sh stop N      # SIGTERM of broker N (a clean shutdown), until it exits
+#   scripts/cluster.sh pause N     # SIGSTOP of broker N; resume N sends SIGCONT
 #   scripts/cluster.sh restart N   # starts broker N (or etcd) again, on the same data
 #   scripts/cluster.sh down        # SIGTERM to every broker, then etcd
 #
@@ -25,7 +28,7 @@ etcd_host=127.0.0.10
 etcd_endpoint="$etcd_host:2379"
 
 usage() {
-  echo "usage: cluster.sh up | down | status | kill N | restart N" >&2
+  echo "usage: cluster.sh up | down | status | kill N | stop N | pause N | resume N | restart N" >&2
   exit 2
 }
 
@@ -69,7 +72,7 @@ start_broker() {
   mkdir -p "$dir/broker-$n"
   # shellcheck disable=SC2086
   nohup "$broker_bin" --node-id "$n" --data-dir "$dir/broker-$n" --listen "$host:9092" \
-    --set metadata.store=etcd --set "etcd.endpoints=$etcd_endpoint" \
+    --set metadata.store=etcd --set "etcd.endpoints=$etcd_endpoint" --set rpc.port=9093 \
     ${STRATA_BROKER_ARGS:-} >>"$dir/broker-$n.log" 2>&1 &
   echo $! >"$dir/broker-$n.pid"
 }
@@ -137,8 +140,24 @@ case "$cmd" in
     check_node "${2:-}"
     pid_alive "$dir/broker-$2.pid" || { echo "cluster.sh: broker $2 is not running" >&2; exit 1; }
     kill -KILL "$(cat "$dir/broker-$2.pid")"
+    while pid_alive "$dir/broker-$2.pid"; do sleep 0.05; done  # until its files are let go
     rm -f "$dir/broker-$2.pid"
     echo "cluster: broker $2 killed"
+    ;;
+  stop)
+    check_node "${2:-}"
+    pid_alive "$dir/broker-$2.pid" || { echo "cluster.sh: broker $2 is not running" >&2; exit 1; }
+    kill -TERM "$(cat "$dir/broker-$2.pid")"
+    while pid_alive "$dir/broker-$2.pid"; do sleep 0.05; done
+    rm -f "$dir/broker-$2.pid"
+    echo "cluster: broker $2 stopped"
+    ;;
+  pause | resume)
+    check_node "${2:-}"
+    pid_alive "$dir/broker-$2.pid" || { echo "cluster.sh: broker $2 is not running" >&2; exit 1; }
+    if [ "$cmd" = pause ]; then sig=STOP; else sig=CONT; fi
+    kill -"$sig" "$(cat "$dir/broker-$2.pid")"
+    echo "cluster: broker $2 ${cmd}d"
     ;;
   restart)
     if [ "${2:-}" = etcd ]; then

@@ -54,6 +54,8 @@ if [ "$with_tests" = 1 ]; then
     redis-server nats-server
     # the etcd the etcd metadata store's tests start
     etcd-server
+    # packet filters: the replication tests cut brokers off on loopback
+    iptables
   )
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/group/group_records.h"
+#include "server/isr_proposer.h"
 #include "server/listener.h"
 #include "server/replica_fetcher.h"
 #include "server/replica_rpc.h"
@@ -243,6 +244,7 @@ Status Broker::join_cluster() {
   STRATA_ASSIGN_OR_RETURN(catalog_,
                           coordinator::TopicCatalog::open(store_, *election_, config_.node_id));
   controller_ = std::make_unique<coordinator::Controller>(*catalog_, *election_);
+  isr_proposer_ = std::make_unique<IsrProposer>(*this, *controller_, control_->io());
   if (auto n = controller_->converge(); !n) spdlog::warn("controller: {}", n.error().to_string());
   registration_->on_keep_alive([this] { after_keep_alive(); });
   registration_->start();
@@ -257,6 +259,7 @@ Status Broker::join_cluster() {
 
 void Broker::leave_cluster() {
   watch_.cancel();
+  isr_proposer_.reset();
   if (registration_) registration_->stop();
   registration_.reset();
   trusted_until_ms_ = 0;
@@ -343,6 +346,22 @@ void Broker::elect_preferred(
   });
 }
 
+void Broker::propose_isr(std::vector<replication::IsrProposal> proposals) {
+  control_->post([this, proposals = std::move(proposals)]() mutable {
+    if (isr_proposer_ && !stopping_) isr_proposer_->propose(std::move(proposals));
+  });
+}
+
+void Broker::alter_isr(unsigned origin, std::vector<coordinator::IsrChange> changes,
+                       std::function<void(Result<std::vector<Status>>)> done) {
+  control_->post([this, origin, changes = std::move(changes), done = std::move(done)] {
+    auto r = controller_ ? controller_->alter_isr(changes)
+                         : Result<std::vector<Status>>(
+                               Error(Errc::kNotController, "this broker is not the controller"));
+    shard(origin).post([done, r = std::move(r)]() mutable { done(std::move(r)); });
+  });
+}
+
 void Broker::remove_orphan_dirs() {
   // Partition directories of topics the catalog does not know are left over
   // from a deletion interrupted by a crash; a new topic of the same name must
@@ -406,10 +425,10 @@ void Broker::change_topics(unsigned origin, std::function<Status()> mutation,
 void Broker::ensure_offsets_topic(unsigned origin, std::function<void(Status)> done) {
   if (snapshot()->find(coordinator::kOffsetsTopic) != nullptr) return done(ok_status());
   // offsets.topic.replication.factor, capped by the live brokers as Kafka
-  // does on first use — and at 1 until partitions replicate. Compacted once
-  // compaction exists; 100 MiB segments as Kafka uses.
-  auto live = static_cast<int16_t>(snapshot()->brokers.size());
-  int16_t rf = std::min<int16_t>({config_.offsets_topic_replication_factor, live, 1});
+  // does on first use. Compacted once compaction exists; 100 MiB segments
+  // as Kafka uses.
+  auto live = static_cast<int16_t>(std::max<size_t>(snapshot()->brokers.size(), 1));
+  int16_t rf = std::min<int16_t>(config_.offsets_topic_replication_factor, live);
   NewTopic t{std::string(coordinator::kOffsetsTopic),
              coordinator::kOffsetsPartitions,
              rf,

@@ -39,6 +39,7 @@
 
 namespace strata::server {
 
+class IsrProposer;
 class Listener;
 class ReplicaFetchers;
 class RpcServer;
@@ -123,6 +124,13 @@ class Broker {
   // `done` on `origin`.
   void elect_preferred(unsigned origin, std::vector<coordinator::PartitionRef> partitions,
                        std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done);
+  // ISR changes this broker's leaders propose (any thread): taken to the
+  // controller (IsrProposer).
+  void propose_isr(std::vector<replication::IsrProposal> proposals);
+  // The controller's side of AlterIsr: on the control thread, with `done`
+  // on `origin` (Controller::alter_isr).
+  void alter_isr(unsigned origin, std::vector<coordinator::IsrChange> changes,
+                 std::function<void(Result<std::vector<Status>>)> done);
 
  private:
   Broker(const BrokerConfig& config, coordinator::MetadataStore& store, const Clock& clock);
@@ -154,6 +162,7 @@ class Broker {
   std::unique_ptr<coordinator::ControllerElection> election_;
   std::unique_ptr<coordinator::TopicCatalog> catalog_;
   std::unique_ptr<coordinator::Controller> controller_;
+  std::unique_ptr<IsrProposer> isr_proposer_;  // control thread
   coordinator::WatchHandle watch_;
   std::atomic<int64_t> trusted_until_ms_{0};
   std::atomic<bool> refresh_queued_{false};

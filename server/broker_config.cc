@@ -75,6 +75,7 @@ const std::vector<std::string_view>& static_keys() {
       "auto.leader.rebalance.enable",
       "leader.imbalance.check.interval.seconds",
       "offsets.topic.replication.factor",
+      "replica.lag.time.max.ms",
   };
   return keys;
 }
@@ -195,6 +196,9 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "offsets.topic.replication.factor") {
     STRATA_ASSIGN_OR_RETURN(offsets_topic_replication_factor,
                             parse_int<int16_t>(key, value, 1, INT16_MAX));
+  } else if (key == "replica.lag.time.max.ms") {
+    STRATA_ASSIGN_OR_RETURN(replica_lag_time_max_ms,
+                            parse_int<int64_t>(key, value, 100, 3'600'000));
   } else {
     return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
   }
@@ -284,7 +288,7 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  metadata.startup.timeout.ms, broker.session.timeout.ms, broker.rack,\n"
                  "  rpc.port (followers fetch there; 0 = any free port, the default),\n"
                  "  auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,\n"
-                 "  offsets.topic.replication.factor,\n"
+                 "  offsets.topic.replication.factor, replica.lag.time.max.ms,\n"
                  "  and the defaults of the topic configs, with Kafka's names:\n";
     std::string line = " ";
     for (const auto& s : topic_default_synonyms()) {
@@ -352,6 +356,7 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"leader.imbalance.check.interval.seconds",
        std::to_string(leader_imbalance_check_interval_ms / 1000)},
       {"offsets.topic.replication.factor", std::to_string(offsets_topic_replication_factor)},
+      {"replica.lag.time.max.ms", std::to_string(replica_lag_time_max_ms)},
   };
   return m;
 }

@@ -78,7 +78,12 @@ struct BrokerConfig {
   std::optional<std::string> rack;
   bool auto_leader_rebalance = true;
   int64_t leader_imbalance_check_interval_ms = 300000;
-  int16_t offsets_topic_replication_factor = 1;
+  // __consumer_offsets' replication factor when it is first created,
+  // capped by the live brokers then (Kafka's default 3).
+  int16_t offsets_topic_replication_factor = 3;
+  // A follower that has not caught up to the leader's log end for this long
+  // leaves the ISR (replica.lag.time.max.ms; Kafka's default is 30000).
+  int64_t replica_lag_time_max_ms = 10000;
 
   // Broker-wide defaults of the topic configs (log.retention.ms and friends)
   // as the static properties set them, and those properties as given.

@@ -280,11 +280,45 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   bool waited_ = false;
 };
 
+// A leader's ISR changes, for the controller (this broker, if it is).
+void alter_isr(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
+  std::vector<coordinator::IsrChange> changes;
+  for (const auto& p : req.alter_isr().partitions()) {
+    changes.push_back({{p.topic(), p.partition()},
+                       {req.broker_id(), p.leader_epoch(), p.partition_epoch(),
+                        std::vector<int32_t>(p.isr().begin(), p.isr().end())}});
+  }
+  conn->broker().alter_isr(
+      conn->shard(), changes,
+      [conn, changes, id = req.correlation_id()](Result<std::vector<Status>> r) {
+        rpc::Response resp;
+        resp.set_correlation_id(id);
+        if (!r) {
+          resp.set_error_code(kafka::code(kafka::to_error_code(r.error().code())));
+          resp.set_error_message(r.error().message());
+          return conn->send(resp);
+        }
+        auto* out = resp.mutable_alter_isr()->mutable_partitions();
+        for (size_t i = 0; i < changes.size() && i < r->size(); ++i) {
+          auto* o = out->Add();
+          o->set_topic(changes[i].partition.topic);
+          o->set_partition(changes[i].partition.partition);
+          const Status& st = (*r)[i];
+          if (!st) {
+            o->set_error_code(kafka::code(kafka::to_error_code(st.error().code())));
+            o->set_error_message(st.error().to_string());
+          }
+        }
+        conn->send(resp);
+      });
+}
+
 void RpcConnection::handle(rpc::Request req) {
   auto self = shared_from_this();
   switch (req.call_case()) {
     case rpc::Request::kEpochEnd: return epoch_end(self, std::move(req));
     case rpc::Request::kFetch: return std::make_shared<FetchOp>(self, std::move(req))->start();
+    case rpc::Request::kAlterIsr: return alter_isr(self, std::move(req));
     case rpc::Request::CALL_NOT_SET: break;
   }
   rpc::Response resp;

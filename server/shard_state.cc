@@ -71,8 +71,10 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
       if (std::find(state.replicas.begin(), state.replicas.end(), self) == state.replicas.end())
         continue;
       auto role = state.leader == self ? replication::Role::kLeader : replication::Role::kFollower;
+      replication::Assignment assignment{self, state.replicas, state.isr, state.partition_epoch,
+                                         broker_.config().replica_lag_time_max_ms};
       wanted.push_back({uid, topic->name, PartitionId(p), broker_.effective_config(*topic), role,
-                        LeaderEpoch(state.leader_epoch), state.replicas, state.isr, self});
+                        LeaderEpoch(state.leader_epoch), std::move(assignment)});
     }
   }
   // The groups of a __consumer_offsets partition live where it leads.
@@ -96,6 +98,9 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
 }
 
 void ShardState::start_retention() {
+  replicas_.set_isr_listener([this](std::vector<replication::IsrProposal> proposals) {
+    broker_.propose_isr(std::move(proposals));
+  });
   replicas_.start_retention(
       std::chrono::milliseconds(broker_.config().retention_check_interval_ms));
   offsets_retention_timer_ = std::make_unique<boost::asio::steady_timer>(shard_.io());

@@ -107,7 +107,7 @@ void LogOffsetsStore::append(std::vector<GroupRecord> records,
   auto shared = std::make_shared<std::vector<GroupRecord>>(std::move(records));
   // Applied to the view once durable (fsync topics) or written.
   partition_.append({SharedBytes::adopt(std::move(*batch))},
-                    {.wait_durable = true, .from_client = false},
+                    {.acks_all = true, .from_client = false},
                     [this, shared, done, alive = alive_](Result<replication::AppendResult> r) {
                       if (!*alive) return;
                       if (!r) return done(r.error());

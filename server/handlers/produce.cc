@@ -1,7 +1,8 @@
 // Produce: appends each partition's record set on the shard that owns it.
 // acks=0 gets no response (an error closes the connection instead, as
 // Kafka does), acks=1 is answered once the batches are written, acks=all
-// once they are durable on fsync topics. Produce v0-v2 may carry magic 0/1
+// once the high watermark passes them (every in-sync replica holds them,
+// synced on fsync topics; replication::AppendOptions). Produce v0-v2 may carry magic 0/1
 // message sets, up-converted to RecordBatch v2 (produce_batches.h).
 #include <spdlog/spdlog.h>
 
@@ -78,7 +79,7 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
                                        ctx.header.api_version, resp),
                 false});
   };
-  replication::AppendOptions options{.wait_durable = acks == -1};
+  replication::AppendOptions options{.acks_all = acks == -1, .timeout_ms = req.timeout_ms};
   run_on_owners<Result<replication::AppendResult>>(
       broker, ctx.shard.id(), uids,
       [shared_batches, options](Partition* p, size_t i,

@@ -85,6 +85,9 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kUnavailable: return ErrorCode::kRequestTimedOut;
     case Errc::kNotLeader: return ErrorCode::kNotLeaderOrFollower;
     case Errc::kNotController: return ErrorCode::kNotController;
+    case Errc::kNotEnoughReplicas: return ErrorCode::kNotEnoughReplicas;
+    case Errc::kNotEnoughReplicasAfterAppend: return ErrorCode::kNotEnoughReplicasAfterAppend;
+    case Errc::kTimedOut: return ErrorCode::kRequestTimedOut;
     case Errc::kFencedLeaderEpoch: return ErrorCode::kFencedLeaderEpoch;
     case Errc::kUnknownLeaderEpoch: return ErrorCode::kUnknownLeaderEpoch;
     case Errc::kShutdown: return ErrorCode::kNotLeaderOrFollower;

@@ -5,6 +5,8 @@ scripts/cluster.sh (the script a user runs), in a fresh directory.
         c.bootstrap                  # "127.0.0.11:9092,127.0.0.12:9092,..."
         c.address(2)                 # "127.0.0.12:9092"
         c.kill(2); c.restart(2)      # SIGKILL of broker 2; start it on its data
+        c.stop(2)                    # SIGTERM, until it exited
+        c.pause(2); c.resume(2)      # SIGSTOP / SIGCONT
         c.kill_etcd(); c.restart_etcd()
 
 Brokers run with a 2 s session (broker.session.timeout.ms, etcd's minimum
@@ -51,6 +53,18 @@ class Cluster:
 
     def restart(self, n):
         self.run("restart", str(n))
+
+    def stop(self, n):
+        self.run("stop", str(n))
+
+    def pause(self, n):
+        self.run("pause", str(n))
+
+    def resume(self, n):
+        self.run("resume", str(n))
+
+    def partition_dir(self, n, topic, partition):
+        return os.path.join(self.dir, "broker-%d" % n, "%s-%d" % (topic, partition))
 
     def kill_etcd(self):
         self.run("kill", "etcd")

@@ -1,0 +1,314 @@
+"""Replication on three brokers and etcd (scripts/cluster.sh), with
+confluent-kafka (librdkafka) producing acks=all without pause while brokers
+are killed, paused, cut off and restarted.
+
+What it shows, on RF 3 topics with min.insync.replicas=2: after SIGKILL or
+SIGSTOP of a leader, and five kill-restart bounces in a row, a follower
+takes over, the producer goes on by itself, and every acknowledged message
+is read back at exactly its acknowledged offset; a killed follower leaves
+the ISR and writes go on with two, a second one makes acks=all fail with
+NOT_ENOUGH_REPLICAS (nothing appended), and both rejoin after they return;
+a leader cut off from its followers that took acks=1 writes alone, then was
+replaced, truncates that suffix on return; after each test every replica's
+log is the same, byte for byte (strata dump-log). Outcomes only, never
+durations: the failover time is measured in bench/.
+"""
+import os
+import subprocess
+import threading
+import time
+import unittest
+
+from confluent_kafka import KafkaError, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from cluster import Cluster
+from test_cluster import At, wait_until
+from test_confluent import read_all
+
+TIMEOUT_S = 60
+STRATA = os.environ.get("STRATA_CLI", "strata")
+
+
+def partitions(bootstrap, topic):
+    md = AdminClient({"bootstrap.servers": bootstrap}).list_topics(topic=topic, timeout=10)
+    return md.topics[topic].partitions
+
+
+def create(bootstrap, name, partitions=1, assignment=None, configs=None):
+    configs = dict({"min.insync.replicas": "2"}, **(configs or {}))
+    t = (NewTopic(name, len(assignment), -1, replica_assignment=assignment, config=configs)
+         if assignment else NewTopic(name, partitions, 3, config=configs))
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([t], request_timeout=TIMEOUT_S)[name].result(TIMEOUT_S)
+
+
+class ContinuousProducer:
+    """acks=all messages with unique values, sent without pause from a
+    thread until stop(); records each acknowledgement (partition, offset)
+    and each error."""
+
+    def __init__(self, bootstrap, topic, conf=None):
+        c = {"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
+             "message.timeout.ms": 120000, "retry.backoff.ms": 100}
+        c.update(conf or {})
+        self.topic = topic
+        self.producer = Producer(c)
+        self.acked = {}   # value -> (partition, offset); a retried value keeps its last ack
+        self.errors = []
+        self.sent = 0
+        self.lock = threading.Lock()
+        self.running = True
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def on_delivery(self, err, msg):
+        with self.lock:
+            if err is not None:
+                self.errors.append(err)
+            else:
+                self.acked[msg.value()] = (msg.partition(), msg.offset())
+
+    def run(self):
+        while self.running:
+            try:
+                self.producer.produce(self.topic, value=b"v-%d" % self.sent,
+                                      on_delivery=self.on_delivery)
+                self.sent += 1
+            except BufferError:
+                pass
+            # About 200 messages a second: enough to be producing at every
+            # moment of a failover, little enough for two shared cores.
+            self.producer.poll(0.005)
+
+    def acks(self):
+        with self.lock:
+            return len(self.acked)
+
+    def wait_for_more(self, n, what):
+        start = self.acks()
+        wait_until("%d more acknowledgements %s" % (n, what), lambda: self.acks() >= start + n,
+                   timeout=TIMEOUT_S)
+
+    def stop(self):
+        self.running = False
+        self.thread.join(TIMEOUT_S)
+        left = self.producer.flush(TIMEOUT_S * 2)
+        assert left == 0, "%d message(s) never answered" % left
+        return dict(self.acked), list(self.errors)
+
+
+class ReplicationTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = Cluster(brokers=3).up()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.__exit__(None, None, None)
+
+    def setUp(self):
+        self.filters = []
+
+    def tearDown(self):
+        for rule in self.filters:
+            subprocess.run(["iptables", "-D"] + rule, capture_output=True)
+        # Leave every broker running for the next test.
+        for n in (1, 2, 3):
+            self.cluster.run("resume", str(n)) if self.running(n) else self.cluster.restart(n)
+
+    def running(self, n):
+        pid = os.path.join(self.cluster.dir, "broker-%d.pid" % n)
+        if not os.path.exists(pid):
+            return False
+        try:
+            with open(pid) as f:
+                os.kill(int(f.read()), 0)
+            return True
+        except OSError:
+            return False
+
+    # -- what the cluster says --------------------------------------------
+
+    def leader(self, topic, p, ask=None, not_=None):
+        """The leader of `topic`-`p` as broker `ask` (any live one) sees it,
+        once there is one other than `not_`."""
+        def look():
+            for n in ([ask] if ask else (1, 2, 3)):
+                if n == not_ or not self.running(n):
+                    continue
+                leader = partitions(self.cluster.address(n), topic)[p].leader
+                if leader not in (-1, not_):
+                    return leader
+            return None
+        return wait_until("a leader of %s-%d other than %s" % (topic, p, not_), look,
+                          timeout=TIMEOUT_S)
+
+    def wait_isr(self, topic, n_partitions, want):
+        ask = next(n for n in (1, 2, 3) if self.running(n))
+        wait_until("ISR %s on every partition of %s" % (want, topic), lambda: all(
+            sorted(m.isrs) == sorted(want)
+            for m in partitions(self.cluster.address(ask), topic).values()), timeout=TIMEOUT_S)
+
+    # -- what the logs hold -----------------------------------------------
+
+    def assert_every_ack_read_back(self, topic, n_partitions, acked):
+        """Every acknowledged value is read at exactly its acknowledged
+        (partition, offset); returns what was read, by (partition, offset)."""
+        got = read_all(At(self.cluster.bootstrap),
+                       [TopicPartition(topic, p, 0) for p in range(n_partitions)],
+                       timeout=TIMEOUT_S)
+        at = {(r.partition, r.offset): r.value for r in got}
+        self.assertEqual(len(at), len(got), "an offset read twice")
+        lost = [(v, where) for v, where in acked.items() if at.get(where) != v]
+        self.assertEqual(lost[:5], [], "%d of %d acknowledged message(s) not at their offset"
+                         % (len(lost), len(acked)))
+        return at
+
+    def dump(self, n, topic, p):
+        out = subprocess.run([STRATA, "dump-log", self.cluster.partition_dir(n, topic, p)],
+                             capture_output=True, timeout=TIMEOUT_S)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # The segment lines name the broker's directory; the rest must match.
+        return [line for line in out.stdout.decode().split("\n")
+                if not line.startswith("segment ")]
+
+    def assert_replicas_identical(self, topic, n_partitions):
+        for p in range(n_partitions):
+            dumps = wait_until("every replica of %s-%d the same" % (topic, p), lambda: (
+                lambda d: d if d[1] == d[2] == d[3] else None)(
+                    {n: self.dump(n, topic, p) for n in (1, 2, 3)}), timeout=TIMEOUT_S)
+            self.assertIn("0 defect(s)", dumps[1][-2])
+
+    # -- the tests --------------------------------------------------------
+
+    def test_sigkill_of_a_leader_loses_no_acknowledged_message(self):
+        c = self.cluster
+        create(c.bootstrap, "killed", partitions=3)
+        victim = self.leader("killed", 0)
+        producer = ContinuousProducer(c.bootstrap, "killed")
+        producer.wait_for_more(300, "before the kill")
+        c.kill(victim)
+        self.assertNotEqual(self.leader("killed", 0, not_=victim), victim)
+        producer.wait_for_more(300, "after the leader was killed")
+        c.restart(victim)
+        self.wait_isr("killed", 3, [1, 2, 3])
+        producer.wait_for_more(100, "after it rejoined")
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        self.assert_every_ack_read_back("killed", 3, acked)
+        self.assert_replicas_identical("killed", 3)
+
+    def test_five_hard_bounces_of_the_leader_in_a_row(self):
+        c = self.cluster
+        create(c.bootstrap, "bounced", partitions=1)
+        producer = ContinuousProducer(c.bootstrap, "bounced")
+        for bounce in range(5):
+            victim = self.leader("bounced", 0)
+            producer.wait_for_more(100, "before bounce %d" % bounce)
+            c.kill(victim)
+            self.leader("bounced", 0, not_=victim)
+            producer.wait_for_more(100, "after bounce %d" % bounce)
+            c.restart(victim)
+            self.wait_isr("bounced", 1, [1, 2, 3])
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        self.assert_every_ack_read_back("bounced", 1, acked)
+        self.assert_replicas_identical("bounced", 1)
+
+    def test_a_paused_leader_acknowledges_nothing_once_replaced(self):
+        c = self.cluster
+        create(c.bootstrap, "paused", partitions=3)
+        victim = self.leader("paused", 0)
+        producer = ContinuousProducer(c.bootstrap, "paused")
+        producer.wait_for_more(300, "before the pause")
+        c.pause(victim)  # longer than the 2 s session: it is replaced
+        self.leader("paused", 0, not_=victim)
+        producer.wait_for_more(300, "while the old leader is paused")
+        c.resume(victim)  # it wakes believing it leads
+        self.wait_isr("paused", 3, [1, 2, 3])
+        producer.wait_for_more(100, "after it rejoined")
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        # Anything the woken leader acknowledged would sit at an offset the
+        # new leader filled with another message.
+        self.assert_every_ack_read_back("paused", 3, acked)
+        self.assert_replicas_identical("paused", 3)
+
+    def test_followers_leave_the_isr_and_too_few_refuse_acks_all(self):
+        c = self.cluster
+        create(c.bootstrap, "shrink", assignment=[[1, 2, 3]])
+        self.wait_isr("shrink", 1, [1, 2, 3])
+        producer = ContinuousProducer(c.address(1), "shrink")
+        producer.wait_for_more(100, "with three in sync")
+        c.kill(3)
+        self.wait_isr("shrink", 1, [1, 2])
+        producer.wait_for_more(100, "with two in sync")
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        c.kill(2)
+        self.wait_isr("shrink", 1, [1])
+        # One in sync, min.insync.replicas=2: acks=all is refused before the
+        # append; acks=1 still writes.
+        refused = self.produce_once(c.address(1), "shrink", b"refused", acks="all")
+        self.assertEqual(refused.code(), KafkaError.NOT_ENOUGH_REPLICAS, refused)
+        self.assertIsNone(self.produce_once(c.address(1), "shrink", b"alone", acks="1"))
+        c.restart(2)
+        c.restart(3)
+        self.wait_isr("shrink", 1, [1, 2, 3])
+        got = self.assert_every_ack_read_back("shrink", 1, acked)
+        values = set(got.values())
+        self.assertNotIn(b"refused", values)
+        self.assertIn(b"alone", values)
+        self.assert_replicas_identical("shrink", 1)
+
+    def produce_once(self, bootstrap, topic, value, acks):
+        """One message, no retries; its delivery error or None."""
+        p = Producer({"bootstrap.servers": bootstrap, "acks": acks, "retries": 0,
+                      "message.timeout.ms": 20000})
+        out = []
+        p.produce(topic, value=value, on_delivery=lambda err, msg: out.append(err))
+        p.flush(30)
+        self.assertEqual(len(out), 1)
+        return out[0]
+
+    def test_a_cut_off_leader_truncates_what_only_it_took(self):
+        c = self.cluster
+        create(c.bootstrap, "diverge", assignment=[[1, 2, 3]])
+        self.wait_isr("diverge", 1, [1, 2, 3])
+        producer = ContinuousProducer(c.address(1), "diverge")
+        producer.wait_for_more(100, "before the cut")
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        # Followers can no longer fetch from broker 1 (its rpc.port, both
+        # ways: a fetch already waiting there gets no answer either) ...
+        rules = [["INPUT", "-d", "127.0.0.11", "-p", "tcp", "--dport", "9093", "-j", "DROP"],
+                 ["INPUT", "-s", "127.0.0.11", "-p", "tcp", "--sport", "9093", "-j", "DROP"]]
+        for rule in rules:
+            subprocess.run(["iptables", "-A"] + rule, check=True)
+            self.filters.append(rule)
+        # ... so acks=1 writes land on broker 1 alone.
+        alone = [b"alone-%d" % i for i in range(20)]
+        for v in alone:
+            self.assertIsNone(self.produce_once(c.address(1), "diverge", v, acks="1"))
+        # Broker 1 stops (its lease runs out); a follower takes over and
+        # takes acks=all writes at the offsets broker 1 used.
+        c.pause(1)
+        new = self.leader("diverge", 0, not_=1)
+        producer = ContinuousProducer(c.address(new), "diverge")
+        producer.wait_for_more(100, "on the new leader")
+        more, errors = producer.stop()
+        self.assertEqual(errors, [])
+        acked.update(more)
+        for rule in rules:
+            subprocess.run(["iptables", "-D"] + rule, check=True)
+            self.filters.remove(rule)
+        c.resume(1)
+        self.wait_isr("diverge", 1, [1, 2, 3])
+        got = self.assert_every_ack_read_back("diverge", 1, acked)
+        self.assertEqual([v for v in alone if v in set(got.values())], [])
+        self.assert_replicas_identical("diverge", 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
