@@ -135,4 +135,33 @@ Result<std::vector<Status>> Controller::alter_isr(const std::vector<IsrChange>& 
   return out;
 }
 
+Result<size_t> Controller::controlled_shutdown(int32_t leaving) {
+  if (!election_.leads()) {
+    return Error(Errc::kNotController, "this broker is not the controller");
+  }
+  auto snap = catalog_.snapshot();
+  auto live = live_ids(*snap);
+  live.erase(leaving);
+  std::vector<StateChange> changes;
+  size_t remaining = 0;
+  for (const auto& [name, t] : snap->topics) {
+    for (int32_t p = 0; p < t->partitions; ++p) {
+      const PartitionState& now = *t->state(p);
+      auto next = on_shutdown(now, leaving, live);
+      if (next) {
+        StateChange c{name, p, std::move(*next)};
+        log_change(c, now);
+        changes.push_back(std::move(c));
+      }
+      if ((next ? changes.back().next.leader : now.leader) == leaving) ++remaining;
+    }
+  }
+  spdlog::info(
+      "controller: controlled shutdown of broker {}: {} partition state(s) changed, {} "
+      "still led by it",
+      leaving, changes.size(), remaining);
+  STRATA_TRY(catalog_.update_states(changes));
+  return remaining;
+}
+
 }  // namespace strata::coordinator

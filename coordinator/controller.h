@@ -69,6 +69,12 @@ class Controller {
   // not lead.
   Result<std::vector<Status>> alter_isr(const std::vector<IsrChange>& changes);
 
+  // Broker `leaving` shuts down (controlled shutdown): writes on_shutdown()
+  // for every partition. Returns how many partitions it still leads
+  // afterwards (it is their last in-sync replica, or no other is live).
+  // kNotController when this broker does not lead.
+  Result<size_t> controlled_shutdown(int32_t leaving);
+
  private:
   TopicCatalog& catalog_;
   ControllerElection& election_;

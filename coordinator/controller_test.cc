@@ -186,5 +186,35 @@ TEST_F(ControllerTest, PreferredElectionMovesLeadershipBack) {
   EXPECT_EQ(members_[2]->controller->elect_preferred({}).error().code(), Errc::kNotController);
 }
 
+TEST_F(ControllerTest, LeadersChangeTheIsrOnlyAtTheStateTheyRead) {
+  auto& a = add(1);
+  add(2);
+  add(3);
+  ASSERT_TRUE(a.catalog->refresh().ok());
+  ASSERT_TRUE(a.catalog->create_topic("t", 1, 3, {}, false, false, {{2, 1, 3}}).ok());
+  auto s = state(a, "t", 0);
+  ASSERT_EQ(s.leader, 2);
+  // The leader drops 3, then asks again from the same (now old) state.
+  IsrChange shrink{{"t", 0}, {2, s.leader_epoch, s.partition_epoch, {2, 1}}};
+  auto out = a.controller->alter_isr({shrink}).value();
+  ASSERT_TRUE(out[0].ok()) << out[0].error().to_string();
+  EXPECT_EQ(state(a, "t", 0).isr, (std::vector<int32_t>{2, 1}));
+  EXPECT_EQ(state(a, "t", 0).partition_epoch, s.partition_epoch + 1);
+  out = a.controller->alter_isr({shrink}).value();
+  EXPECT_EQ(out[0].code(), Errc::kUnavailable);
+  out = a.controller->alter_isr({{{"nope", 0}, shrink.request}}).value();
+  EXPECT_EQ(out[0].code(), Errc::kNotFound);
+  EXPECT_EQ(members_[2]->controller->alter_isr({shrink}).error().code(), Errc::kNotController);
+
+  // A controlled shutdown of the leader: 1 takes over, 2 leaves the ISR.
+  EXPECT_EQ(a.controller->controlled_shutdown(2).value(), 0u);
+  EXPECT_EQ(state(a, "t", 0).leader, 1);
+  EXPECT_EQ(state(a, "t", 0).isr, (std::vector<int32_t>{1}));
+  EXPECT_EQ(state(a, "t", 0).leader_epoch, s.leader_epoch + 1);
+  // Now 1 is the last in-sync replica: it keeps leading through its own.
+  EXPECT_EQ(a.controller->controlled_shutdown(1).value(), 1u);
+  EXPECT_EQ(state(a, "t", 0).leader, 1);
+}
+
 }  // namespace
 }  // namespace strata::coordinator

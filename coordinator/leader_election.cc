@@ -58,6 +58,26 @@ std::optional<PartitionState> preferred_election(const PartitionState& state,
   return bumped(state, std::move(next));
 }
 
+std::optional<PartitionState> on_shutdown(const PartitionState& state, int32_t leaving,
+                                          const std::set<int32_t>& live) {
+  if (!contains(state.isr, leaving) || state.isr.size() <= 1) return std::nullopt;
+  PartitionState next = state;
+  std::erase(next.isr, leaving);
+  if (state.leader == leaving) {
+    next.leader = -1;
+    for (int32_t r : state.replicas) {
+      if (r != leaving && live.count(r) != 0 && contains(next.isr, r)) {
+        next.leader = r;
+        break;
+      }
+    }
+    // No live in-sync replica to take over: it keeps leading until it
+    // goes, and the controller's usual election follows its lease.
+    if (next.leader == -1) return std::nullopt;
+  }
+  return bumped(state, std::move(next));
+}
+
 Result<std::optional<PartitionState>> isr_change(const PartitionState& state,
                                                  const IsrRequest& request,
                                                  const std::set<int32_t>& live) {

@@ -1,6 +1,7 @@
 // Leader election: how the controller changes one partition's state when
 // the set of live brokers changes, when it moves leadership back to the
-// preferred replica, and when a leader asks for a new ISR. Pure functions of the state; the
+// preferred replica, when a broker shuts down cleanly, and when a leader
+// asks for a new ISR. Pure functions of the state; the
 // controller writes what they return with a compare-and-set on the partition epoch.
 //
 //   if (auto next = on_live_brokers(state, live)) write(*next);
@@ -33,6 +34,14 @@ std::optional<PartitionState> on_live_brokers(const PartitionState& state,
 // live, in sync and not leading already; nullopt otherwise.
 std::optional<PartitionState> preferred_election(const PartitionState& state,
                                                  const std::set<int32_t>& live);
+
+// The state once broker `leaving` shuts down cleanly (controlled shutdown;
+// `live` without it): what it led goes to the first live in-sync replica
+// in preference order, and it leaves the ISR — unless it is the last
+// member, which keeps it and its leadership (no one else holds every
+// acknowledged write). nullopt when nothing changes.
+std::optional<PartitionState> on_shutdown(const PartitionState& state, int32_t leaving,
+                                          const std::set<int32_t>& live);
 
 // A leader's request for a new ISR (AlterIsr), made against the state
 // with these epochs.

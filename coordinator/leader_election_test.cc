@@ -100,5 +100,27 @@ TEST(LeaderElection, AnIsrChangeFromAnotherStateIsRefused) {
   EXPECT_TRUE(isr_change(s, {1, 4, 10, {1, 3}}, {1}).ok());
 }
 
+TEST(LeaderElection, AShuttingDownBrokerHandsOverWhatItLeadsAndLeavesTheIsr) {
+  PartitionState led{{1, 2, 3}, 1, 4, {1, 2, 3}, 10};
+  auto next = on_shutdown(led, 1, {2, 3}).value();
+  EXPECT_EQ(next.leader, 2);
+  EXPECT_EQ(next.isr, (std::vector<int32_t>{2, 3}));
+  EXPECT_EQ(next.leader_epoch, 5);
+  EXPECT_EQ(next.partition_epoch, 11);
+  // Where it follows it only leaves the ISR.
+  PartitionState followed{{2, 1, 3}, 2, 4, {2, 1, 3}, 10};
+  next = on_shutdown(followed, 1, {2, 3}).value();
+  EXPECT_EQ(next.leader, 2);
+  EXPECT_EQ(next.leader_epoch, 4);
+  EXPECT_EQ(next.isr, (std::vector<int32_t>{2, 3}));
+  // The leader only if another in-sync replica is live: here 2 is dead and
+  // 3 out of sync.
+  EXPECT_FALSE(on_shutdown({{1, 2, 3}, 1, 4, {1, 2}, 10}, 1, {3}).has_value());
+  // The last in-sync replica stays, leading.
+  EXPECT_FALSE(on_shutdown({{1, 2}, 1, 4, {1}, 10}, 1, {2}).has_value());
+  // Not in the ISR: nothing to change.
+  EXPECT_FALSE(on_shutdown({{1, 2}, 2, 4, {2}, 10}, 1, {2}).has_value());
+}
+
 }  // namespace
 }  // namespace strata::coordinator

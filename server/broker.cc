@@ -1,13 +1,14 @@
 #include "server/broker.h"
 
 #include <future>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "coordinator/group/group_records.h"
-#include "server/isr_proposer.h"
+#include "server/controller_client.h"
 #include "server/listener.h"
 #include "server/replica_fetcher.h"
 #include "server/replica_rpc.h"
@@ -244,7 +245,7 @@ Status Broker::join_cluster() {
   STRATA_ASSIGN_OR_RETURN(catalog_,
                           coordinator::TopicCatalog::open(store_, *election_, config_.node_id));
   controller_ = std::make_unique<coordinator::Controller>(*catalog_, *election_);
-  isr_proposer_ = std::make_unique<IsrProposer>(*this, *controller_, control_->io());
+  controller_client_ = std::make_unique<ControllerClient>(*this, *controller_, control_->io());
   if (auto n = controller_->converge(); !n) spdlog::warn("controller: {}", n.error().to_string());
   registration_->on_keep_alive([this] { after_keep_alive(); });
   registration_->start();
@@ -259,7 +260,7 @@ Status Broker::join_cluster() {
 
 void Broker::leave_cluster() {
   watch_.cancel();
-  isr_proposer_.reset();
+  controller_client_.reset();
   if (registration_) registration_->stop();
   registration_.reset();
   trusted_until_ms_ = 0;
@@ -348,7 +349,7 @@ void Broker::elect_preferred(
 
 void Broker::propose_isr(std::vector<replication::IsrProposal> proposals) {
   control_->post([this, proposals = std::move(proposals)]() mutable {
-    if (isr_proposer_ && !stopping_) isr_proposer_->propose(std::move(proposals));
+    if (controller_client_ && !stopping_) controller_client_->propose(std::move(proposals));
   });
 }
 
@@ -360,6 +361,70 @@ void Broker::alter_isr(unsigned origin, std::vector<coordinator::IsrChange> chan
                                Error(Errc::kNotController, "this broker is not the controller"));
     shard(origin).post([done, r = std::move(r)]() mutable { done(std::move(r)); });
   });
+}
+
+void Broker::hand_over(unsigned origin, int32_t leaving, std::function<void(Result<size_t>)> done) {
+  control_->post([this, origin, leaving, done = std::move(done)] {
+    auto r = controller_
+                 ? controller_->controlled_shutdown(leaving)
+                 : Result<size_t>(Error(Errc::kNotController, "this broker is not the controller"));
+    shard(origin).post([done, r = std::move(r)]() mutable { done(std::move(r)); });
+  });
+}
+
+void Broker::controlled_shutdown() {
+  auto leads_movable = [this] {
+    // Partitions this broker leads that another live in-sync replica could.
+    auto snap = snapshot();
+    std::set<int32_t> live;
+    for (const auto& b : snap->brokers)
+      live.insert(b.node_id);
+    size_t n = 0;
+    for (const auto& [name, t] : snap->topics) {
+      for (const auto& st : t->states) {
+        if (st.leader != node_id()) continue;
+        for (int32_t r : st.isr)
+          if (r != node_id() && live.count(r) != 0) {
+            ++n;
+            break;
+          }
+      }
+    }
+    return n;
+  };
+  if (snapshot()->brokers.size() <= 1 || !controller_client_) return;
+  // Stop copying first: a leader seeing this broker fetch would ask for
+  // it back in the ISR.
+  handing_over_ = true;
+  run_on(shard(0), [&] { fetchers_->stop(); });
+  spdlog::info("controlled shutdown: asking the controller to move {} leadership(s)",
+               leads_movable());
+  auto deadline = clock_.steady_ms() + config_.shutdown_timeout_ms;
+  for (;;) {
+    std::promise<Result<int32_t>> answered;
+    control_->post([&] {
+      controller_client_->controlled_shutdown(
+          [&](Result<int32_t> r) { answered.set_value(std::move(r)); });
+    });
+    auto r = answered.get_future().get();
+    size_t left = leads_movable();
+    if (r && left == 0) {
+      spdlog::info(
+          "controlled shutdown: leads no partition another in-sync replica could lead "
+          "({} kept: no other replica in sync)",
+          *r);
+      return;
+    }
+    if (clock_.steady_ms() >= deadline) {
+      spdlog::warn(
+          "controlled shutdown: {} leadership(s) not moved within shutdown.timeout.ms "
+          "({}); stopping anyway",
+          left, r ? std::string("the view lags") : r.error().to_string());
+      return;
+    }
+    // The controller's write reaches this broker's view through the watch.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 void Broker::remove_orphan_dirs() {
@@ -397,7 +462,7 @@ void Broker::reconcile_all(std::function<void()> done) {
   // Once every shard hosts its replicas, the followers start fetching.
   auto shared_done = std::make_shared<std::function<void()>>([this, snap, done = std::move(done)] {
     shard(0).post([this, followed = followed_partitions(*snap, config_.node_id)]() mutable {
-      if (!stopping_) fetchers_->follow(std::move(followed));
+      if (!stopping_ && !handing_over_) fetchers_->follow(std::move(followed));
     });
     done();
   });
@@ -457,6 +522,7 @@ void Broker::create_topics(unsigned origin, std::vector<NewTopic> topics,
 
 Status Broker::stop() {
   if (stopped_) return ok_status();
+  if (config_.controlled_shutdown_enable) controlled_shutdown();
   stopping_ = true;
   spdlog::info("stopping: no new connections; finishing requests in flight");
   run_on(shard(0), [&] {

@@ -39,7 +39,7 @@
 
 namespace strata::server {
 
-class IsrProposer;
+class ControllerClient;
 class Listener;
 class ReplicaFetchers;
 class RpcServer;
@@ -125,12 +125,15 @@ class Broker {
   void elect_preferred(unsigned origin, std::vector<coordinator::PartitionRef> partitions,
                        std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done);
   // ISR changes this broker's leaders propose (any thread): taken to the
-  // controller (IsrProposer).
+  // controller (ControllerClient).
   void propose_isr(std::vector<replication::IsrProposal> proposals);
   // The controller's side of AlterIsr: on the control thread, with `done`
   // on `origin` (Controller::alter_isr).
   void alter_isr(unsigned origin, std::vector<coordinator::IsrChange> changes,
                  std::function<void(Result<std::vector<Status>>)> done);
+  // The controller's side of a controlled shutdown of broker `leaving`
+  // (Controller::controlled_shutdown), like alter_isr.
+  void hand_over(unsigned origin, int32_t leaving, std::function<void(Result<size_t>)> done);
 
  private:
   Broker(const BrokerConfig& config, coordinator::MetadataStore& store, const Clock& clock);
@@ -149,6 +152,11 @@ class Broker {
   void after_keep_alive();
   void schedule_rebalance();
   void reconcile_all(std::function<void()> done);
+  // At stop(), with other brokers live: stops fetching, asks the
+  // controller to move this broker's leaderships and take it out of the
+  // ISRs, and waits (within shutdown.timeout.ms) until its view shows it
+  // leading nothing another in-sync replica could lead.
+  void controlled_shutdown();
   void remove_orphan_dirs();
 
   BrokerConfig config_;
@@ -162,7 +170,8 @@ class Broker {
   std::unique_ptr<coordinator::ControllerElection> election_;
   std::unique_ptr<coordinator::TopicCatalog> catalog_;
   std::unique_ptr<coordinator::Controller> controller_;
-  std::unique_ptr<IsrProposer> isr_proposer_;  // control thread
+  std::unique_ptr<ControllerClient> controller_client_;  // control thread
+  std::atomic<bool> handing_over_{false};                // controlled shutdown: no more fetching
   coordinator::WatchHandle watch_;
   std::atomic<int64_t> trusted_until_ms_{0};
   std::atomic<bool> refresh_queued_{false};

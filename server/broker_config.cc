@@ -76,6 +76,7 @@ const std::vector<std::string_view>& static_keys() {
       "leader.imbalance.check.interval.seconds",
       "offsets.topic.replication.factor",
       "replica.lag.time.max.ms",
+      "controlled.shutdown.enable",
   };
   return keys;
 }
@@ -196,6 +197,8 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "offsets.topic.replication.factor") {
     STRATA_ASSIGN_OR_RETURN(offsets_topic_replication_factor,
                             parse_int<int16_t>(key, value, 1, INT16_MAX));
+  } else if (key == "controlled.shutdown.enable") {
+    STRATA_ASSIGN_OR_RETURN(controlled_shutdown_enable, parse_bool(key, value));
   } else if (key == "replica.lag.time.max.ms") {
     STRATA_ASSIGN_OR_RETURN(replica_lag_time_max_ms,
                             parse_int<int64_t>(key, value, 100, 3'600'000));
@@ -289,6 +292,7 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  rpc.port (followers fetch there; 0 = any free port, the default),\n"
                  "  auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,\n"
                  "  offsets.topic.replication.factor, replica.lag.time.max.ms,\n"
+                 "  controlled.shutdown.enable,\n"
                  "  and the defaults of the topic configs, with Kafka's names:\n";
     std::string line = " ";
     for (const auto& s : topic_default_synonyms()) {
@@ -357,6 +361,7 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
        std::to_string(leader_imbalance_check_interval_ms / 1000)},
       {"offsets.topic.replication.factor", std::to_string(offsets_topic_replication_factor)},
       {"replica.lag.time.max.ms", std::to_string(replica_lag_time_max_ms)},
+      {"controlled.shutdown.enable", controlled_shutdown_enable ? "true" : "false"},
   };
   return m;
 }

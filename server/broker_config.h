@@ -84,6 +84,9 @@ struct BrokerConfig {
   // A follower that has not caught up to the leader's log end for this long
   // leaves the ISR (replica.lag.time.max.ms; Kafka's default is 30000).
   int64_t replica_lag_time_max_ms = 10000;
+  // At SIGTERM, move leaderships to other in-sync replicas before stopping
+  // (controlled.shutdown.enable).
+  bool controlled_shutdown_enable = true;
 
   // Broker-wide defaults of the topic configs (log.retention.ms and friends)
   // as the static properties set them, and those properties as given.

@@ -313,12 +313,30 @@ void alter_isr(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
       });
 }
 
+// A broker shutting down asks the controller (this broker, if it is) to
+// move its leaderships.
+void controlled_shutdown(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
+  conn->broker().hand_over(
+      conn->shard(), req.broker_id(), [conn, id = req.correlation_id()](Result<size_t> r) {
+        rpc::Response resp;
+        resp.set_correlation_id(id);
+        if (!r) {
+          resp.set_error_code(kafka::code(kafka::to_error_code(r.error().code())));
+          resp.set_error_message(r.error().message());
+        } else {
+          resp.mutable_controlled_shutdown()->set_remaining(static_cast<int32_t>(*r));
+        }
+        conn->send(resp);
+      });
+}
+
 void RpcConnection::handle(rpc::Request req) {
   auto self = shared_from_this();
   switch (req.call_case()) {
     case rpc::Request::kEpochEnd: return epoch_end(self, std::move(req));
     case rpc::Request::kFetch: return std::make_shared<FetchOp>(self, std::move(req))->start();
     case rpc::Request::kAlterIsr: return alter_isr(self, std::move(req));
+    case rpc::Request::kControlledShutdown: return controlled_shutdown(self, std::move(req));
     case rpc::Request::CALL_NOT_SET: break;
   }
   rpc::Response resp;

@@ -2,8 +2,9 @@
 confluent-kafka (librdkafka) producing acks=all without pause while brokers
 are killed, paused, cut off and restarted.
 
-What it shows, on RF 3 topics with min.insync.replicas=2: after SIGKILL or
-SIGSTOP of a leader, and five kill-restart bounces in a row, a follower
+What it shows, on RF 3 topics with min.insync.replicas=2: after SIGKILL,
+SIGTERM (a controlled shutdown: leaderships handed over before it stops)
+or SIGSTOP of a leader, and five kill-restart bounces in a row, a follower
 takes over, the producer goes on by itself, and every acknowledged message
 is read back at exactly its acknowledged offset; a killed follower leaves
 the ISR and writes go on with two, a second one makes acks=all fail with
@@ -198,6 +199,28 @@ class ReplicationTest(unittest.TestCase):
         self.assertEqual(errors, [])
         self.assert_every_ack_read_back("killed", 3, acked)
         self.assert_replicas_identical("killed", 3)
+
+    def test_sigterm_of_a_leader_hands_its_leaderships_over_first(self):
+        c = self.cluster
+        create(c.bootstrap, "handover", partitions=3)
+        victim = self.leader("handover", 0)
+        producer = ContinuousProducer(c.bootstrap, "handover")
+        producer.wait_for_more(300, "before the SIGTERM")
+        c.stop(victim)  # returns once it exited
+        # It asked the controller to move what it led, and saw it moved,
+        # before it stopped serving.
+        log = c.log(victim)
+        self.assertIn("controlled shutdown: leads no partition another in-sync replica could "
+                      "lead", log)
+        self.assertLess(log.rindex("controlled shutdown: leads no partition"),
+                        log.rindex("stopping: no new connections"))
+        producer.wait_for_more(300, "after it stopped")
+        c.restart(victim)
+        self.wait_isr("handover", 3, [1, 2, 3])
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        self.assert_every_ack_read_back("handover", 3, acked)
+        self.assert_replicas_identical("handover", 3)
 
     def test_five_hard_bounces_of_the_leader_in_a_row(self):
         c = self.cluster

@@ -1,4 +1,4 @@
-#include "server/isr_proposer.h"
+#include "server/controller_client.h"
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -17,17 +17,26 @@ void log_refusal(const coordinator::IsrChange& c, const std::string& why) {
                c.partition.topic, c.partition.partition, why);
 }
 
+// The whole call's error, if the response carries one.
+Status call_status(const Result<rpc::Response>& r) {
+  if (!r) return r.error();
+  if (r->error_code() != 0) {
+    return Error(Errc::kUnavailable, "the controller refused: " + r->error_message());
+  }
+  return ok_status();
+}
+
 }  // namespace
 
-IsrProposer::IsrProposer(Broker& broker, coordinator::Controller& controller,
-                         boost::asio::io_context& io)
+ControllerClient::ControllerClient(Broker& broker, coordinator::Controller& controller,
+                                   boost::asio::io_context& io)
     : broker_(broker), controller_(controller), io_(io) {}
 
-IsrProposer::~IsrProposer() {
+ControllerClient::~ControllerClient() {
   if (client_) client_->close();
 }
 
-std::vector<coordinator::IsrChange> IsrProposer::changes(
+std::vector<coordinator::IsrChange> ControllerClient::changes(
     int32_t leader, const std::vector<replication::IsrProposal>& proposals) {
   std::vector<coordinator::IsrChange> out;
   out.reserve(proposals.size());
@@ -38,7 +47,14 @@ std::vector<coordinator::IsrChange> IsrProposer::changes(
   return out;
 }
 
-replication::RpcClient& IsrProposer::client_for(const std::string& host, int32_t port) {
+const coordinator::BrokerInfo* ControllerClient::remote_controller(
+    const coordinator::ClusterSnapshot& snap) const {
+  for (const auto& b : snap.brokers)
+    if (b.node_id == snap.controller_id && b.rpc_port >= 0) return &b;
+  return nullptr;
+}
+
+replication::RpcClient& ControllerClient::client_for(const std::string& host, int32_t port) {
   if (!client_ || host != host_ || port != port_) {
     if (client_) client_->close();
     host_ = host;
@@ -49,7 +65,7 @@ replication::RpcClient& IsrProposer::client_for(const std::string& host, int32_t
   return *client_;
 }
 
-void IsrProposer::propose(std::vector<replication::IsrProposal> proposals) {
+void ControllerClient::propose(std::vector<replication::IsrProposal> proposals) {
   auto wanted = changes(broker_.node_id(), proposals);
   auto snap = broker_.snapshot();
   if (snap->controller_id == broker_.node_id()) {
@@ -62,10 +78,8 @@ void IsrProposer::propose(std::vector<replication::IsrProposal> proposals) {
       if (!(*r)[i]) log_refusal(wanted[i], (*r)[i].error().to_string());
     return;
   }
-  const coordinator::BrokerInfo* controller = nullptr;
-  for (const auto& b : snap->brokers)
-    if (b.node_id == snap->controller_id) controller = &b;
-  if (controller == nullptr || controller->rpc_port < 0) {
+  const auto* controller = remote_controller(*snap);
+  if (controller == nullptr) {
     spdlog::debug("ISR changes wait: no controller to ask");
     return;
   }
@@ -82,12 +96,8 @@ void IsrProposer::propose(std::vector<replication::IsrProposal> proposals) {
   }
   client_for(controller->host, controller->rpc_port)
       .call(std::move(req), kCallTimeoutMs, [wanted](Result<rpc::Response> r) {
-        if (!r) {
-          spdlog::info("ISR changes not sent to the controller: {}", r.error().to_string());
-          return;
-        }
-        if (r->error_code() != 0) {
-          spdlog::info("ISR changes refused by the controller: {}", r->error_message());
+        if (auto st = call_status(r); !st) {
+          spdlog::info("ISR changes not made: {}", st.error().to_string());
           return;
         }
         const auto& parts = r->alter_isr().partitions();
@@ -96,6 +106,26 @@ void IsrProposer::propose(std::vector<replication::IsrProposal> proposals) {
             log_refusal(wanted[static_cast<size_t>(i)], parts[i].error_message());
           }
         }
+      });
+}
+
+void ControllerClient::controlled_shutdown(std::function<void(Result<int32_t>)> done) {
+  auto snap = broker_.snapshot();
+  if (snap->controller_id == broker_.node_id()) {
+    auto r = controller_.controlled_shutdown(broker_.node_id());
+    if (!r) return done(r.error());
+    return done(static_cast<int32_t>(*r));
+  }
+  const auto* controller = remote_controller(*snap);
+  if (controller == nullptr) {
+    return done(Error(Errc::kUnavailable, "no controller is known"));
+  }
+  rpc::Request req;
+  req.mutable_controlled_shutdown();
+  client_for(controller->host, controller->rpc_port)
+      .call(std::move(req), kCallTimeoutMs, [done](Result<rpc::Response> r) {
+        if (auto st = call_status(r); !st) return done(st.error());
+        done(r->controlled_shutdown().remaining());
       });
 }
 
