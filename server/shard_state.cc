@@ -28,6 +28,7 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
 ShardState::~ShardState() {
   groups_.reset();
   offsets_stores_.clear();
+  follower_views_.clear();
 }
 
 void ShardState::host_offsets_partition(PartitionId p, replication::Partition& partition) {
@@ -79,17 +80,27 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
   }
   // The groups of a __consumer_offsets partition live where it leads.
   replication::PartitionManager::Hooks hooks;
+  // Where it follows, its view is kept current for the day it leads.
   auto unhost = [this](replication::Partition& p) {
     if (p.topic() != coordinator::kOffsetsTopic) return;
-    groups_->unhost(p.id().value());
+    if (offsets_stores_.count(p.id().value()) != 0) groups_->unhost(p.id().value());
     offsets_stores_.erase(p.id().value());
+    follower_views_.erase(p.id().value());
   };
   auto host = [this, unhost](replication::Partition& p) {
     if (p.topic() != coordinator::kOffsetsTopic) return;
-    bool hosted = offsets_stores_.count(p.id().value()) != 0;
+    int32_t id = p.id().value();
     bool leads = p.role() == replication::Role::kLeader;
-    if (leads && !hosted) host_offsets_partition(p.id(), p);
-    if (!leads && hosted) unhost(p);
+    if (leads && offsets_stores_.count(id) == 0) {
+      follower_views_.erase(id);
+      host_offsets_partition(p.id(), p);
+    }
+    if (!leads && follower_views_.count(id) == 0) {
+      unhost(p);
+      auto view = std::make_unique<coordinator::LogOffsetsStore>(p, broker_.logs().index());
+      view->follow();
+      follower_views_[id] = std::move(view);
+    }
   };
   hooks.opened = host;
   hooks.changed = host;
@@ -125,6 +136,7 @@ void ShardState::close_all(std::function<void(Status)> done) {
   for (auto& [p, store] : offsets_stores_)
     groups_->unhost(p);
   offsets_stores_.clear();
+  follower_views_.clear();
   replicas_.close_all(std::move(done));
 }
 

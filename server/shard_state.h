@@ -71,6 +71,9 @@ class ShardState {
   io::AsioTimers timers_;
   std::unique_ptr<coordinator::GroupCoordinator> groups_;
   std::unordered_map<int32_t, std::unique_ptr<coordinator::LogOffsetsStore>> offsets_stores_;
+  // The __consumer_offsets partitions this shard follows: their views kept
+  // current, so a failover here serves the groups at once.
+  std::unordered_map<int32_t, std::unique_ptr<coordinator::LogOffsetsStore>> follower_views_;
   size_t connections_ = 0;
 };
 

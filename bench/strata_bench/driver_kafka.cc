@@ -1,10 +1,10 @@
 // The kafka driver: librdkafka against Strata (or any Kafka-protocol
 // broker). This is how Strata is measured.
 //
-//   - Topics are created with the workload's partition count and the
-//     broker's default replication; `-D topic.<config>=<value>` adds topic
-//     configs (e.g. -D topic.durability=fsync). Every other -D key is a
-//     librdkafka property for all clients.
+//   - Topics are created with the workload's partition count and
+//     replication factor (the broker's default unless it names one); `-D topic.<config>=<value>`
+//     adds topic configs (e.g. -D topic.durability=fsync). Every other -D key is a librdkafka
+//     property for all clients.
 //   - Producers: one librdkafka producer each, acks / linger.ms /
 //     batch.size from the workload, delivery reports served on the
 //     producer's thread by rd_kafka_poll. Partition -1 leaves the choice to
@@ -211,7 +211,7 @@ class KafkaDriver final : public Driver {
   Status create_topics(const Workload& w) {
     std::vector<Kafka::NewTopic> topics;
     for (const auto& name : w.topic_names())
-      topics.push_back({name, w.partitions, -1, topic_configs_});
+      topics.push_back({name, w.partitions, w.replication_factor, topic_configs_});
     STRATA_ASSIGN_OR_RETURN(auto results, admin_->create_topics(topics));
     for (const auto& r : results) {
       if (r.error == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)

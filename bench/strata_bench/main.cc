@@ -45,6 +45,8 @@ void add_workload_flags(CLI::App& app, WorkloadFlags& f) {
         "Topics are <prefix>-<i>, groups <prefix>-g<i>");
   f.add(app, "--topics", &Workload::topics, "Number of topics (default 1)");
   f.add(app, "--partitions", &Workload::partitions, "Partitions per topic (default 16)");
+  f.add(app, "--replication-factor", &Workload::replication_factor,
+        "Replicas of each topic created (kafka; default: the broker's)");
   f.add(app, "--message-size", &Workload::message_size,
         "Value size in bytes (default 1024, >= 24)");
   CLI::Option* keys = app.add_option("--keys", f.keys, "Key distribution: none or uniform")

@@ -89,6 +89,7 @@ nlohmann::json to_json(const RunResult& r) {
            {{"name", w.name},
             {"topics", w.topics},
             {"partitions", w.partitions},
+            {"replication_factor", w.replication_factor},
             {"message_size", w.message_size},
             {"keys", key_distribution_name(w.keys)},
             {"producers", w.producers},

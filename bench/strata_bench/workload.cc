@@ -49,6 +49,8 @@ Status Workload::validate() const {
     return range_error("topic_prefix", "1-200 characters of [A-Za-z0-9_-]");
   if (topics < 1 || topics > 1000) return range_error("topics", "in [1, 1000]");
   if (partitions < 1 || partitions > 10000) return range_error("partitions", "in [1, 10000]");
+  if (replication_factor != -1 && (replication_factor < 1 || replication_factor > 100))
+    return range_error("replication_factor", "in [1, 100], or -1 for the broker's default");
   if (message_size < kMinMessageSize || message_size > (16 << 20))
     return range_error("message_size",
                        "in [" + std::to_string(kMinMessageSize) + ", 16 MiB] bytes (the first " +
@@ -112,6 +114,7 @@ Result<Workload> parse_workload_yaml(const std::string& text) {
       {"topic_prefix", as(w.topic_prefix)},
       {"topics", as(w.topics)},
       {"partitions", as(w.partitions)},
+      {"replication_factor", as(w.replication_factor)},
       {"message_size", as(w.message_size)},
       {"keys",
        [&w](const YAML::Node& n) -> Status {

@@ -23,7 +23,8 @@ struct Workload {
   std::string topic_prefix = "bench";
   int topics = 1;
   int partitions = 16;
-  int message_size = 1024;  // bytes of value, at least kMinMessageSize
+  int replication_factor = -1;  // of the topics created; -1: the broker's default
+  int message_size = 1024;      // bytes of value, at least kMinMessageSize
   KeyDistribution keys = KeyDistribution::kNone;
   int key_count = 1000;
   int producers = 1;       // threads, each with its own client, spread over topics

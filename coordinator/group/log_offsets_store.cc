@@ -128,55 +128,92 @@ void LogOffsetsStore::load(std::function<void(Status)> done) {
     from = log_.log_start_offset();
   }
   from = std::max(from, log_.log_start_offset());
-  replay_from(from, std::move(done));
+  replay(from, log_.log_end_offset(), [done = std::move(done)](Status st, Offset) { done(st); });
 }
 
-void LogOffsetsStore::replay_from(Offset next, std::function<void(Status)> done) {
-  if (next >= log_.log_end_offset()) return done(ok_status());
-  log_.read(
-      next, kReplayChunkBytes,
-      [this, next, done = std::move(done), alive = alive_](Result<engine::ReadResult> r) mutable {
-        if (!*alive) return;
-        if (!r) return done(r.error());
-        if (r->bytes == 0) return done(ok_status());
-        std::vector<GroupRecord> records;
-        Offset after = next;
-        for (const auto& slice : r->slices) {
-          size_t pos = 0;
-          while (pos < slice.size()) {
-            auto h = engine::read_batch_header(slice.data() + pos);
-            std::span<const std::byte> batch(slice.data() + pos, h.total_size());
-            pos += h.total_size();
-            after = h.next_offset();
-            if (h.control()) continue;
-            auto payload = batch.subspan(engine::kBatchHeaderSize);
-            std::vector<std::byte> plain;
-            if (h.compression() != engine::Compression::kNone) {
-              auto d = engine::decompress(h.compression(), payload, 256 << 20);
-              if (!d) return done(d.error());
-              plain = std::move(*d);
-              payload = plain;
-            }
-            Status bad = ok_status();
-            auto st = engine::for_each_record(
-                payload, h.records_count, [&](const engine::RecordView& rec) {
-                  if (h.base_offset + rec.offset_delta < next || !rec.key) return true;
-                  auto decoded = decode_record(*rec.key, rec.value);
-                  if (!decoded) {
-                    bad = decoded.error();
-                    return false;
+void LogOffsetsStore::follow() {
+  auto marker = index_.group_applied(log_.uid());
+  Offset from = marker ? marker->value_or(log_.log_start_offset()) : log_.log_start_offset();
+  if (!marker || from > partition_.high_watermark()) {
+    // Applied beyond what is committed (as a leader it replayed its whole
+    // log): what lies above the watermark may be truncated. Start over.
+    spdlog::info("{} partition {}: rebuilding the offsets view of a follower", kOffsetsTopic,
+                 log_.uid());
+    if (auto st = index_.group_reset(log_.uid()); !st) {
+      spdlog::error("{} partition {}: {}", kOffsetsTopic, log_.uid(), st.error().to_string());
+      return;
+    }
+    from = log_.log_start_offset();
+  }
+  follow_from(std::max(from, log_.log_start_offset()));
+}
+
+void LogOffsetsStore::follow_from(Offset next) {
+  Offset hw = partition_.high_watermark();
+  if (next >= hw) {
+    partition_.wait(next, alive_, [this, next, alive = std::weak_ptr<bool>(alive_)] {
+      if (auto a = alive.lock(); a && *a) follow_from(next);
+    });
+    return;
+  }
+  replay(next, hw, [this, next](Status st, Offset after) {
+    if (!st) {
+      // Not applied: the view stays where it was, and so does this follower's.
+      spdlog::error("{} partition {}: applying from {}: {}", kOffsetsTopic, log_.uid(), next,
+                    st.error().to_string());
+      return;
+    }
+    follow_from(after);
+  });
+}
+
+void LogOffsetsStore::replay(Offset next, Offset until, std::function<void(Status, Offset)> done) {
+  next = std::max(next, log_.log_start_offset());
+  if (next >= until) return done(ok_status(), next);
+  log_.read(next, kReplayChunkBytes, until,
+            [this, next, until, done = std::move(done),
+             alive = alive_](Result<engine::ReadResult> r) mutable {
+              if (!*alive) return;
+              if (!r) return done(r.error(), next);
+              if (r->bytes == 0) return done(ok_status(), next);
+              std::vector<GroupRecord> records;
+              Offset after = next;
+              for (const auto& slice : r->slices) {
+                size_t pos = 0;
+                while (pos < slice.size()) {
+                  auto h = engine::read_batch_header(slice.data() + pos);
+                  std::span<const std::byte> batch(slice.data() + pos, h.total_size());
+                  pos += h.total_size();
+                  after = h.next_offset();
+                  if (h.control()) continue;
+                  auto payload = batch.subspan(engine::kBatchHeaderSize);
+                  std::vector<std::byte> plain;
+                  if (h.compression() != engine::Compression::kNone) {
+                    auto d = engine::decompress(h.compression(), payload, 256 << 20);
+                    if (!d) return done(d.error(), next);
+                    plain = std::move(*d);
+                    payload = plain;
                   }
-                  if (*decoded) records.push_back(std::move(**decoded));
-                  return true;
-                });
-            if (!st) return done(st);
-            if (!bad) return done(bad);
-          }
-        }
-        replayed_ += records.size();
-        if (auto st = apply(records, after); !st) return done(st);
-        replay_from(after, std::move(done));
-      });
+                  Status bad = ok_status();
+                  auto st = engine::for_each_record(
+                      payload, h.records_count, [&](const engine::RecordView& rec) {
+                        if (h.base_offset + rec.offset_delta < next || !rec.key) return true;
+                        auto decoded = decode_record(*rec.key, rec.value);
+                        if (!decoded) {
+                          bad = decoded.error();
+                          return false;
+                        }
+                        if (*decoded) records.push_back(std::move(**decoded));
+                        return true;
+                      });
+                  if (!st) return done(st, next);
+                  if (!bad) return done(bad, next);
+                }
+              }
+              replayed_ += records.size();
+              if (auto st = apply(records, after); !st) return done(st, next);
+              replay(after, until, std::move(done));
+            });
 }
 
 Result<std::optional<CommittedOffset>> LogOffsetsStore::committed(const std::string& group,

@@ -7,6 +7,7 @@
 //
 //   LogOffsetsStore store(partition, index);
 //   store.load([&](Status st) { coordinator.host(p, &store, store.groups().value()); });
+//   follower_view.follow();   // where this broker only follows the partition
 //
 // Thread-safety: the shard that owns the log.
 #pragma once
@@ -27,8 +28,15 @@ class LogOffsetsStore final : public OffsetsStore {
   // Appends still in flight complete with kShutdown.
   ~LogOffsetsStore() override;
 
-  // Brings the view up to the end of the log. `done` runs on the log's shard.
+  // Brings the view up to the end of the log (a leader's, before it serves
+  // the groups). `done` runs on the log's shard.
   void load(std::function<void(Status)> done);
+  // A follower's view: from now until this store is destroyed, applies the
+  // records the replica's high watermark passes, as it moves — never any
+  // above it, which a truncation could take back. So when this broker
+  // becomes the partition's leader, load() replays only the tail. A view
+  // ahead of the watermark (left by an earlier leadership) is rebuilt.
+  void follow();
   uint64_t records_replayed() const { return replayed_; }
 
   void append(std::vector<GroupRecord> records, std::function<void(Status)> done) override;
@@ -39,7 +47,9 @@ class LogOffsetsStore final : public OffsetsStore {
   Result<std::vector<std::pair<std::string, std::optional<StoredGroup>>>> groups() override;
 
  private:
-  void replay_from(Offset next, std::function<void(Status)> done);
+  // Applies the records from `next` below `until`; `done` with where it stopped.
+  void replay(Offset next, Offset until, std::function<void(Status, Offset)> done);
+  void follow_from(Offset next);
   Status apply(const std::vector<GroupRecord>& records, Offset applied_next);
 
   replication::Partition& partition_;

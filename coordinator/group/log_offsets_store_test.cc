@@ -115,5 +115,54 @@ TEST_F(LogOffsetsStoreTest, ADeletedIndexIsRebuiltFromTheLog) {
   EXPECT_FALSE(groups[1].second.has_value());
 }
 
+TEST_F(LogOffsetsStoreTest, AFollowersViewTakesWhatTheWatermarkPassesSoLeadingReplaysNothing) {
+  engine::LogOptions o;
+  o.uid = PartitionUid(98);
+  o.dir = dir_ / "follower" / "__consumer_offsets-7";
+  o.fs = &fs_;
+  o.index = index_.get();
+  o.clock = &clock_;
+  o.io = &loop_.io();
+  replication::Partition follower("__consumer_offsets", PartitionId(7),
+                                  engine::Log::open(o).value(), replication::Role::kFollower,
+                                  LeaderEpoch(0));
+  auto view = std::make_unique<LogOffsetsStore>(follower, *index_);
+  view->follow();
+  append({commit("g", "t", 0, 4), commit("g", "t", 1, 6)});
+  // The follower copies the leader's batches; its watermark stays 0 until
+  // the leader's reaches it.
+  std::optional<Result<replication::ReadResult>> read;
+  partition_->read_for_follower(Offset(0), 1 << 20,
+                                [&](Result<replication::ReadResult> r) { read = std::move(r); });
+  loop_.run_until([&] { return read.has_value(); });
+  ASSERT_TRUE(read->ok());
+  std::vector<std::byte> bytes;
+  for (const auto& slice : (*read)->slices)
+    bytes.insert(bytes.end(), slice.data(), slice.data() + slice.size());
+  std::optional<Result<Offset>> copied;
+  follower.append_from_leader(bytes, [&](Result<Offset> r) { copied = std::move(r); });
+  loop_.run_until([&] { return copied.has_value(); });
+  ASSERT_TRUE(copied->ok());
+  loop_.run_until([&] { return follower.log().durable_offset() == Offset(2); });
+  loop_.run_ready();
+  EXPECT_FALSE(view->committed("g", "t", 0).value().has_value()) << "applied above the watermark";
+  follower.set_leader_high_watermark(partition_->high_watermark());
+  loop_.run_until([&] { return view->committed("g", "t", 1).value().has_value(); });
+  EXPECT_EQ(view->committed("g", "t", 0).value()->offset, 4);
+  // Leading now: the view is current, nothing to replay.
+  view.reset();
+  follower.become(replication::Role::kLeader, LeaderEpoch(1));
+  LogOffsetsStore leader_store(follower, *index_);
+  std::optional<Status> loaded;
+  leader_store.load([&](Status st) { loaded = st; });
+  loop_.run_until([&] { return loaded.has_value(); });
+  ASSERT_TRUE(loaded->ok());
+  EXPECT_EQ(leader_store.records_replayed(), 0u);
+  EXPECT_EQ(leader_store.committed("g", "t", 1).value()->offset, 6);
+  std::optional<Status> closed;
+  follower.close([&](Status st) { closed = st; });
+  loop_.run_until([&] { return closed.has_value(); });
+}
+
 }  // namespace
 }  // namespace strata::coordinator

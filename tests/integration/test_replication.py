@@ -11,7 +11,9 @@ the ISR and writes go on with two, a second one makes acks=all fail with
 NOT_ENOUGH_REPLICAS (nothing appended), and both rejoin after they return;
 a leader cut off from its followers that took acks=1 writes alone, then was
 replaced, truncates that suffix on return; after each test every replica's
-log is the same, byte for byte (strata dump-log). Outcomes only, never
+log is the same, byte for byte (strata dump-log); a consumer group's
+offsets are intact at once when its coordinator's broker is killed, and its
+member goes on. Outcomes only, never
 durations: the failover time is measured in bench/.
 """
 import os
@@ -20,11 +22,12 @@ import threading
 import time
 import unittest
 
-from confluent_kafka import KafkaError, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from cluster import Cluster
-from test_cluster import At, wait_until
+from kafka.protocol.commit import GroupCoordinatorRequest
+from test_cluster import At, WireClient, wait_until
 from test_confluent import read_all
 
 TIMEOUT_S = 60
@@ -243,7 +246,10 @@ class ReplicationTest(unittest.TestCase):
         c = self.cluster
         create(c.bootstrap, "paused", partitions=3)
         victim = self.leader("paused", 0)
-        producer = ContinuousProducer(c.bootstrap, "paused")
+        # A paused broker keeps its connections open and answers nothing:
+        # librdkafka moves a partition's requests in flight there to the new
+        # leader only when they time out (socket.timeout.ms, 60 s by default).
+        producer = ContinuousProducer(c.bootstrap, "paused", {"socket.timeout.ms": 10000})
         producer.wait_for_more(300, "before the pause")
         c.pause(victim)  # longer than the 2 s session: it is replaced
         self.leader("paused", 0, not_=victim)
@@ -294,6 +300,102 @@ class ReplicationTest(unittest.TestCase):
         p.flush(30)
         self.assertEqual(len(out), 1)
         return out[0]
+
+    def test_a_consumer_group_survives_sigkill_of_its_coordinator(self):
+        c = self.cluster
+        create(c.bootstrap, "grouped", partitions=3)
+        producer = ContinuousProducer(c.bootstrap, "grouped")
+        producer.wait_for_more(300, "before the group reads")
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        group = "survivors"
+        member = Consumer({"bootstrap.servers": c.bootstrap, "group.id": group,
+                           "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                           "session.timeout.ms": 6000, "heartbeat.interval.ms": 500})
+        member.subscribe(["grouped"])
+        seen = set()
+        next_offset = {}  # partition -> after the last message read
+
+        def consume(n):
+            deadline = time.monotonic() + TIMEOUT_S
+            while len(seen) < n and time.monotonic() < deadline:
+                for m in member.consume(num_messages=50, timeout=0.2):
+                    if m.error() is None:
+                        seen.add(m.value())
+                        # After a rejoin the member reads again from the
+                        # last commit: keep the furthest point reached.
+                        next_offset[m.partition()] = max(next_offset.get(m.partition(), 0),
+                                                         m.offset() + 1)
+            self.assertGreaterEqual(len(seen), n)
+
+        def commit():
+            # The coordinator may be moving: NOT_COORDINATOR and friends are
+            # answered again after librdkafka finds the new one. A new
+            # coordinator knows the group's offsets and generation, not its
+            # members: they rejoin (UNKNOWN_MEMBER_ID), which takes polls.
+            offsets = [TopicPartition("grouped", p, o) for p, o in next_offset.items()]
+
+            def attempt():
+                member.poll(0.1)
+                return self.try_commit(member, offsets)
+            return wait_until("a synchronous commit", attempt, timeout=TIMEOUT_S)
+
+        consume(150)
+        committed = {(tp.partition, tp.offset) for tp in commit()}
+        coordinator = self.coordinator(group)
+        c.kill(coordinator)
+        # The offsets are there at once on the new coordinator ...
+        tps = [TopicPartition("grouped", p) for p in range(3)]
+        checker = Consumer({"bootstrap.servers": c.bootstrap, "group.id": group})
+        last = []
+
+        def same():
+            last[:] = [(tp.partition, tp.offset) for tp in checker.committed(tps, timeout=5)
+                       if tp.offset >= 0]  # a partition not read yet has no commit
+            return set(last) == committed
+        try:
+            wait_until("the committed offsets on the new coordinator", same, timeout=TIMEOUT_S)
+        except AssertionError as e:
+            raise AssertionError("%s: committed %s, read %s" % (e, committed, last))
+        checker.close()
+        self.assertNotEqual(self.coordinator(group), coordinator)
+        # ... and the member goes on: it reads the rest and commits it.
+        consume(len(acked))
+        self.assertEqual(seen, set(acked))
+        commit()
+        member.close()
+        ends = {}
+        for value, (p, offset) in acked.items():
+            ends[p] = max(ends.get(p, 0), offset + 1)
+        checker = Consumer({"bootstrap.servers": c.bootstrap, "group.id": group})
+        self.assertEqual({tp.partition: tp.offset for tp in checker.committed(tps, timeout=10)},
+                         ends)
+        checker.close()
+
+    def try_commit(self, consumer, offsets):
+        try:
+            done = consumer.commit(offsets=offsets, asynchronous=False)
+            return None if any(tp.error is not None for tp in done) else done
+        except KafkaException as e:
+            if e.args[0].retriable() or e.args[0].code() in (
+                    KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_NOT_AVAILABLE,
+                    KafkaError.REBALANCE_IN_PROGRESS, KafkaError.UNKNOWN_MEMBER_ID,
+                    KafkaError.ILLEGAL_GENERATION):
+                return None
+            raise
+
+    def coordinator(self, group):
+        """The coordinator FindCoordinator names, asked of a live broker."""
+        ask = next(n for n in (1, 2, 3) if self.running(n))
+        wire = WireClient(self.cluster.address(ask))
+
+        def find():
+            r = wire.call(ask, GroupCoordinatorRequest[0](group))
+            return r.coordinator_id if r.error_code == 0 else None
+        try:
+            return wait_until("the coordinator of %s" % group, find, timeout=TIMEOUT_S)
+        finally:
+            wire.close()
 
     def test_a_cut_off_leader_truncates_what_only_it_took(self):
         c = self.cluster
