@@ -5,8 +5,9 @@
 #   durability=replicated (min.insync.replicas=2),
 # first as fast as one producer goes (throughput), then at a fixed 10k msg/s
 # (publish and end-to-end latency), 1 KiB messages, one group reading along.
-# Every run watches the three brokers' CPU and memory (strata-bench
-# --watch-pid), from which the table's CPU seconds per GB come.
+# Then the seed workload (the mission: 100k msg/s, three groups) on RF 3,
+# acks=all. Every run watches the three brokers' CPU and memory
+# (strata-bench --watch-pid), from which the table's CPU seconds per GB come.
 #
 #   bench/replication_bench.sh [build-dir] [strata-bench args...]
 #   DURATION=20 bench/replication_bench.sh build
@@ -52,4 +53,12 @@ for mode in max 10k; do
     run "$name" "${args[@]:1}" --rate "$rate" --linger-ms 1 "$@"
   done
 done
+# The seed workload (bench/workloads/mission.yaml: 100k msg/s of 1 KiB into 16
+# partitions, three groups) on RF 3 with acks=all, unless SEED=0.
+if [ "${SEED:-1}" = 1 ]; then
+  "$build/bench/strata_bench/strata-bench" --driver kafka --url "$bootstrap" --quiet \
+    --workload bench/workloads/mission.yaml --name mission-rf3-all --topic-prefix mission-rf3 \
+    --replication-factor 3 --acks all -D topic.min.insync.replicas=2 \
+    "${watch[@]}" --json-out "$out/runs.jsonl" "$@" | tail -n 12
+fi
 /usr/bin/python3 bench/replication_table.py "$out/runs.jsonl" | tee "$out/table.txt"

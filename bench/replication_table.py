@@ -31,12 +31,12 @@ def main(path):
             pub["p999_ms"], e2e["p50_ms"], e2e["p99_ms"], e2e["p999_ms"],
             cpu / gb if gb > 0 else 0, peak))
         if w["name"].startswith("rf1-acks1"):
-            base[w["name"].rsplit("-", 1)[1]] = p["mb_per_s"]
+            base[w["name"].rsplit("-", 1)[-1]] = p["mb_per_s"]
         if not r["accounting_ok"] or r["errors"]:
             print("  ^ accounting or errors: %s" % (r["errors"][:3],))
     for r in rows:
         w = r["workload"]
-        mode = w["name"].rsplit("-", 1)[1]
+        mode = w["name"].rsplit("-", 1)[-1]
         if mode == "max" and base.get(mode) and not w["name"].startswith("rf1"):
             print("%s: %.0f%% of rf1-acks1 throughput" % (
                 w["name"], 100 * r["produce"]["mb_per_s"] / base[mode]))

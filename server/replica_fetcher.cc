@@ -270,7 +270,15 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
           Offset hw(part.high_watermark());
           p->append_from_leader(records, [p, hw, done](Result<Offset> r) {
             p->set_leader_high_watermark(hw);
-            done(r ? ok_status() : Status(r.error()));
+            if (!r) return done(r.error());
+            if (p->log().config().durability != engine::Durability::kFsync) {
+              return done(ok_status());
+            }
+            // On fsync topics the leader's watermark waits for this copy to
+            // be synced, and learns it only from the next fetch: send that
+            // one once the sync (group-committed with the append's) is done,
+            // or it would long-poll for new data with the news held back.
+            p->log().flush([done](Status st) { done(st); });
           });
         },
         [self = shared_from_this(), ok, refused](std::vector<Status> results) {
