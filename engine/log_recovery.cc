@@ -187,9 +187,14 @@ Status Log::recover() {
     while (true) {
       STRATA_ASSIGN_OR_RETURN(auto batch, scanner.next());
       if (!batch) break;
-      if (batch->header.base_offset < applied_.next_offset) {
+      if (batch->header.base_offset != applied_.next_offset) {
+        // Below: overlapping bytes. Above: the bytes before it were lost —
+        // a later segment's sync (started by a roll) completed while the
+        // tail of the one before it was still unsynced when the power went.
+        // Offsets in a Strata log are contiguous (no compaction yet), so
+        // what follows a hole is cut, like any torn tail.
         defect = Error(Errc::kCorruption,
-                       fmt::format("batch at position {} of segment {} has offset {} below the "
+                       fmt::format("batch at position {} of segment {} has offset {}, not the "
                                    "expected {}",
                                    batch->position, seg.base, batch->header.base_offset,
                                    applied_.next_offset));

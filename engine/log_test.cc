@@ -272,6 +272,34 @@ TEST_F(LogTest, TornLastBatchIsCutAndTheRestServed) {
   expect_index_agrees();
 }
 
+TEST_F(LogTest, AHoleBeforeALaterSegmentCutsTheLogAtTheHole) {
+  // A roll's background sync of a later segment finished while the tail of
+  // an earlier one was still unsynced, and the power went: the later
+  // segment's batches follow a hole. They must go with it.
+  config_.segment_bytes = 4096;
+  ASSERT_TRUE(open_log().ok());
+  for (int i = 0; i < 8; ++i)
+    ASSERT_TRUE(append(make_batch(2, 900, [](int) { return 1; })).ok());
+  auto bases = segment_bases_on_disk();
+  ASSERT_GE(bases.size(), 4u);
+  crash(false);
+  std::filesystem::remove_all(index_dir());  // rebuilt by a scan from the start
+  auto victim = log_dir() / segment_file_name(bases[1]);
+  auto last_batch = std::prev(model_.lower_bound(bases[2]));
+  std::filesystem::resize_file(
+      victim, std::filesystem::file_size(victim) - last_batch->second.bytes.size());
+  Offset cut = last_batch->first;
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_EQ(log_->log_end_offset(), cut);
+  std::vector<Offset> expect(bases.begin(), bases.begin() + 2);
+  EXPECT_EQ(log_->segment_bases(), expect);
+  EXPECT_EQ(segment_bases_on_disk(), expect);
+  model_truncate(cut);
+  expect_reads_match_model(1 << 20);
+  expect_index_agrees();
+  EXPECT_EQ(append(make_batch(1, 10, [](int) { return 1; })).value().base_offset, cut);
+}
+
 TEST_F(LogTest, AnEmptySegmentAfterALostTailIsRemoved) {
   config_.segment_bytes = 4096;
   ASSERT_TRUE(open_log().ok());

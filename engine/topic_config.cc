@@ -264,7 +264,7 @@ const std::vector<Setting>& settings() {
       integer("segment.ms", "long", "age at which the active segment is rolled",
               &TopicConfig::segment_ms, 1),
       boolean("unclean.leader.election.enable",
-              "whether an out-of-sync replica may become leader (stored; no replication yet)",
+              "whether an out-of-sync replica may become leader (stored; Strata never elects one)",
               &TopicConfig::unclean_leader_election_enable),
   };
   return table;

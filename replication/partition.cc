@@ -211,6 +211,15 @@ void Partition::set_leader_high_watermark(Offset hw) {
   notify();
 }
 
+void Partition::set_leader_log_start(Offset start) {
+  if (role_ != Role::kFollower || start <= log_->log_start_offset()) return;
+  Offset to = std::min(start, log_->log_end_offset());
+  if (auto st = log_->advance_start_offset(to); !st) {
+    spdlog::error("partition {}-{}: following the leader's log start {}: {}", topic_, id_, to,
+                  st.error().to_string());
+  }
+}
+
 Status Partition::require_leader() const {
   if (role_ == Role::kLeader) return ok_status();
   return Error(Errc::kNotLeader, fmt::format("this broker does not lead {}-{}", topic_, id_));

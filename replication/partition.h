@@ -180,6 +180,10 @@ class Partition {
                           std::function<void(Result<Offset>)> done);
   void truncate_to(Offset offset, std::function<void(Status)> done);
   void set_leader_high_watermark(Offset hw);
+  // The leader's log start offset from a fetch: a follower moves its own
+  // up to it (the leader's DeleteRecords and retention), as far as its log
+  // reaches — so a new leader never serves records the old one deleted.
+  void set_leader_log_start(Offset start);
   // Fires every waiter (shutdown, role changes).
   void wake_all();
 

@@ -511,5 +511,26 @@ TEST_F(AcksAllTest, ALaggingFollowerIsProposedForRemovalOnceAndAgainAfterTheRetr
   EXPECT_EQ(proposal->partition_epoch, 6);
 }
 
+TEST_F(PartitionTest, AFollowerMovesItsLogStartUpToTheLeadersWithinWhatItHolds) {
+  durability_ = engine::Durability::kReplicated;
+  reconcile({spec(0, Role::kLeader, 1), spec(1, Role::kFollower, 1)});
+  auto& leader = *replicas_->find(spec(0).uid);
+  auto& follower = *replicas_->find(spec(1).uid);
+  ASSERT_TRUE(append(leader, {batch(3, "a")}).ok());
+  ASSERT_TRUE(append(leader, {batch(3, "b")}).ok());
+  catch_up(leader, follower);
+  // DeleteRecords on the leader: the follower follows at its next fetch.
+  ASSERT_TRUE(leader.delete_records(Offset(3)).ok());
+  follower.set_leader_log_start(leader.log().log_start_offset());
+  EXPECT_EQ(follower.log().log_start_offset(), Offset(3));
+  // Never back, never beyond its own end, and never on a leader.
+  follower.set_leader_log_start(Offset(1));
+  EXPECT_EQ(follower.log().log_start_offset(), Offset(3));
+  follower.set_leader_log_start(Offset(100));
+  EXPECT_EQ(follower.log().log_start_offset(), Offset(6));
+  leader.set_leader_log_start(Offset(5));
+  EXPECT_EQ(leader.log().log_start_offset(), Offset(3));
+}
+
 }  // namespace
 }  // namespace strata::replication

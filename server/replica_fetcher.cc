@@ -268,9 +268,11 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
           std::span<const std::byte> records(
               reinterpret_cast<const std::byte*>(part.records().data()), part.records().size());
           Offset hw(part.high_watermark());
-          p->append_from_leader(records, [p, hw, done](Result<Offset> r) {
+          Offset start(part.log_start_offset());
+          p->append_from_leader(records, [p, hw, start, done](Result<Offset> r) {
             p->set_leader_high_watermark(hw);
             if (!r) return done(r.error());
+            p->set_leader_log_start(start);
             if (p->log().config().durability != engine::Durability::kFsync) {
               return done(ok_status());
             }

@@ -113,6 +113,11 @@ class ReplicationTest(unittest.TestCase):
 
     def setUp(self):
         self.filters = []
+        # Every test starts from three registered brokers: one resumed or
+        # restarted by the last test may still be registering again.
+        wait_until("three live brokers", lambda: len(AdminClient(
+            {"bootstrap.servers": self.cluster.bootstrap}).list_topics(timeout=10).brokers) == 3,
+            timeout=TIMEOUT_S)
 
     def tearDown(self):
         for rule in self.filters:
