@@ -26,6 +26,11 @@ void log_change(const StateChange& c, const PartitionState& before) {
 
 }  // namespace
 
+Status Controller::require_lead() const {
+  if (election_.leads()) return ok_status();
+  return Error(Errc::kNotController, "this broker is not the controller");
+}
+
 Result<size_t> Controller::converge() {
   if (!election_.leads()) return size_t{0};
   auto snap = catalog_.snapshot();
@@ -54,9 +59,7 @@ Result<size_t> Controller::converge() {
 
 Result<std::vector<ElectionOutcome>> Controller::elect_preferred(
     const std::vector<PartitionRef>& partitions) {
-  if (!election_.leads()) {
-    return Error(Errc::kNotController, "this broker is not the controller");
-  }
+  STRATA_TRY(require_lead());
   auto snap = catalog_.snapshot();
   auto live = live_ids(*snap);
   std::vector<PartitionRef> wanted = partitions;
@@ -99,9 +102,7 @@ Result<std::vector<ElectionOutcome>> Controller::elect_preferred(
 }
 
 Result<std::vector<Status>> Controller::alter_isr(const std::vector<IsrChange>& changes) {
-  if (!election_.leads()) {
-    return Error(Errc::kNotController, "this broker is not the controller");
-  }
+  STRATA_TRY(require_lead());
   auto snap = catalog_.snapshot();
   auto live = live_ids(*snap);
   std::vector<Status> out;
@@ -136,9 +137,7 @@ Result<std::vector<Status>> Controller::alter_isr(const std::vector<IsrChange>& 
 }
 
 Result<size_t> Controller::controlled_shutdown(int32_t leaving) {
-  if (!election_.leads()) {
-    return Error(Errc::kNotController, "this broker is not the controller");
-  }
+  STRATA_TRY(require_lead());
   auto snap = catalog_.snapshot();
   auto live = live_ids(*snap);
   live.erase(leaving);

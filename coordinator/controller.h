@@ -76,6 +76,9 @@ class Controller {
   Result<size_t> controlled_shutdown(int32_t leaving);
 
  private:
+  // kNotController unless this broker leads.
+  Status require_lead() const;
+
   TopicCatalog& catalog_;
   ControllerElection& election_;
 };

@@ -272,60 +272,61 @@ TEST_F(LogTest, TornLastBatchIsCutAndTheRestServed) {
   expect_index_agrees();
 }
 
-TEST_F(LogTest, AHoleBeforeALaterSegmentCutsTheLogAtTheHole) {
+// Segments lose their tail in a crash: shared by the tests below.
+class LostTailTest : public LogTest {
+ protected:
+  // `n` batches over 4 KiB segments; the segment bases on disk.
+  std::vector<Offset> fill_segments(int n) {
+    config_.segment_bytes = 4096;
+    EXPECT_TRUE(open_log().ok());
+    for (int i = 0; i < n; ++i)
+      EXPECT_TRUE(append(make_batch(2, 900, [](int) { return 1; })).ok());
+    return segment_bases_on_disk();
+  }
+  // Cuts the last batch off segment `bases[i]` (the log crashed before);
+  // returns that batch's offset.
+  Offset lose_last_batch(const std::vector<Offset>& bases, size_t i) {
+    auto victim = log_dir() / segment_file_name(bases[i]);
+    auto last_batch = std::prev(model_.lower_bound(bases[i + 1]));
+    std::filesystem::resize_file(
+        victim, std::filesystem::file_size(victim) - last_batch->second.bytes.size());
+    return last_batch->first;
+  }
+  // After recovery the log ends at `cut` in segments `kept`, reads and
+  // index agree with the model, and appends continue at the cut.
+  void expect_cut_at(Offset cut, const std::vector<Offset>& kept) {
+    ASSERT_TRUE(open_log().ok());
+    EXPECT_EQ(log_->log_end_offset(), cut);
+    EXPECT_EQ(log_->segment_bases(), kept);
+    EXPECT_EQ(segment_bases_on_disk(), kept);
+    model_truncate(cut);
+    expect_reads_match_model(1 << 20);
+    expect_index_agrees();
+    EXPECT_EQ(append(make_batch(1, 10, [](int) { return 1; })).value().base_offset, cut);
+  }
+};
+
+TEST_F(LostTailTest, AHoleBeforeALaterSegmentCutsTheLogAtTheHole) {
   // A roll's background sync of a later segment finished while the tail of
   // an earlier one was still unsynced, and the power went: the later
   // segment's batches follow a hole. They must go with it.
-  config_.segment_bytes = 4096;
-  ASSERT_TRUE(open_log().ok());
-  for (int i = 0; i < 8; ++i)
-    ASSERT_TRUE(append(make_batch(2, 900, [](int) { return 1; })).ok());
-  auto bases = segment_bases_on_disk();
+  auto bases = fill_segments(8);
   ASSERT_GE(bases.size(), 4u);
   crash(false);
   std::filesystem::remove_all(index_dir());  // rebuilt by a scan from the start
-  auto victim = log_dir() / segment_file_name(bases[1]);
-  auto last_batch = std::prev(model_.lower_bound(bases[2]));
-  std::filesystem::resize_file(
-      victim, std::filesystem::file_size(victim) - last_batch->second.bytes.size());
-  Offset cut = last_batch->first;
-  ASSERT_TRUE(open_log().ok());
-  EXPECT_EQ(log_->log_end_offset(), cut);
-  std::vector<Offset> expect(bases.begin(), bases.begin() + 2);
-  EXPECT_EQ(log_->segment_bases(), expect);
-  EXPECT_EQ(segment_bases_on_disk(), expect);
-  model_truncate(cut);
-  expect_reads_match_model(1 << 20);
-  expect_index_agrees();
-  EXPECT_EQ(append(make_batch(1, 10, [](int) { return 1; })).value().base_offset, cut);
+  Offset cut = lose_last_batch(bases, 1);
+  expect_cut_at(cut, {bases.begin(), bases.begin() + 2});
 }
 
-TEST_F(LogTest, AnEmptySegmentAfterALostTailIsRemoved) {
-  config_.segment_bytes = 4096;
-  ASSERT_TRUE(open_log().ok());
-  for (int i = 0; i < 6; ++i)
-    ASSERT_TRUE(append(make_batch(2, 900, [](int) { return 1; })).ok());
-  auto bases = segment_bases_on_disk();
+TEST_F(LostTailTest, AnEmptySegmentAfterALostTailIsRemoved) {
+  auto bases = fill_segments(6);
   ASSERT_GE(bases.size(), 3u);
   crash(false);
   // The second-to-last segment loses its last batch; the last one, created
   // by the roll, kept its directory entry but none of its data.
-  auto victim = log_dir() / segment_file_name(bases[bases.size() - 2]);
-  auto last_batch = std::prev(model_.lower_bound(bases.back()));
-  std::filesystem::resize_file(
-      victim, std::filesystem::file_size(victim) - last_batch->second.bytes.size());
+  Offset cut = lose_last_batch(bases, bases.size() - 2);
   std::filesystem::resize_file(log_dir() / segment_file_name(bases.back()), 0);
-  Offset cut = last_batch->first;
-  ASSERT_TRUE(open_log().ok());
-  EXPECT_EQ(log_->log_end_offset(), cut);
-  std::vector<Offset> expect(bases.begin(), bases.end() - 1);
-  EXPECT_EQ(log_->segment_bases(), expect);
-  EXPECT_EQ(segment_bases_on_disk(), expect);
-  model_truncate(cut);
-  expect_reads_match_model(1 << 20);
-  expect_index_agrees();
-  // The next append continues at the cut, in the surviving segment.
-  EXPECT_EQ(append(make_batch(1, 10, [](int) { return 1; })).value().base_offset, cut);
+  expect_cut_at(cut, {bases.begin(), bases.end() - 1});
 }
 
 TEST_F(LogTest, FlippedBitInTheLastBatchIsCut) {

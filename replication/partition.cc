@@ -163,12 +163,9 @@ std::optional<IsrProposal> Partition::isr_proposal() {
 }
 
 void Partition::settle_acks() {
+  // A role change fails the waiters first (become → wake_all): here the
+  // replica leads.
   if (ack_waiters_.empty()) return;
-  if (role_ != Role::kLeader) {
-    return fail_acks(Error(Errc::kNotLeader, fmt::format("this broker no longer leads {}-{}; the "
-                                                         "batches may not be kept",
-                                                         topic_, id_)));
-  }
   Offset hw = high_watermark();
   int64_t now = log_->clock().steady_ms();
   bool enough = !in_sync_ || in_sync_->enough_in_sync();

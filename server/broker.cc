@@ -1,7 +1,6 @@
 #include "server/broker.h"
 
 #include <future>
-#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -15,6 +14,9 @@
 
 namespace strata::server {
 namespace {
+
+// How long a controlled shutdown waits for its view before asking again.
+constexpr auto kHandOverRetry = std::chrono::milliseconds(500);
 
 // Runs `fn` on `shard` and blocks until it ran (start-up and shutdown only).
 template <typename F>
@@ -302,6 +304,11 @@ void Broker::refresh() {
     defaults_changed = true;
   }
   if (defaults_changed || snapshot()->version != reconciled_version_.load()) reconcile_all([] {});
+  {
+    // Taken so that a waiter between its check and its sleep cannot miss this.
+    std::lock_guard lock(view_mu_);
+  }
+  view_changed_.notify_all();
 }
 
 void Broker::after_keep_alive() {
@@ -341,10 +348,12 @@ void Broker::schedule_rebalance() {
 void Broker::elect_preferred(
     unsigned origin, std::vector<coordinator::PartitionRef> partitions,
     std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done) {
-  control_->post([this, origin, partitions = std::move(partitions), done = std::move(done)] {
-    auto r = controller_->elect_preferred(partitions);
-    shard(origin).post([done, r = std::move(r)]() mutable { done(std::move(r)); });
-  });
+  at_controller<std::vector<coordinator::ElectionOutcome>>(
+      origin,
+      [partitions = std::move(partitions)](coordinator::Controller& c) {
+        return c.elect_preferred(partitions);
+      },
+      std::move(done));
 }
 
 void Broker::propose_isr(std::vector<replication::IsrProposal> proposals) {
@@ -355,41 +364,24 @@ void Broker::propose_isr(std::vector<replication::IsrProposal> proposals) {
 
 void Broker::alter_isr(unsigned origin, std::vector<coordinator::IsrChange> changes,
                        std::function<void(Result<std::vector<Status>>)> done) {
-  control_->post([this, origin, changes = std::move(changes), done = std::move(done)] {
-    auto r = controller_ ? controller_->alter_isr(changes)
-                         : Result<std::vector<Status>>(
-                               Error(Errc::kNotController, "this broker is not the controller"));
-    shard(origin).post([done, r = std::move(r)]() mutable { done(std::move(r)); });
-  });
+  at_controller<std::vector<Status>>(
+      origin,
+      [changes = std::move(changes)](coordinator::Controller& c) { return c.alter_isr(changes); },
+      std::move(done));
 }
 
 void Broker::hand_over(unsigned origin, int32_t leaving, std::function<void(Result<size_t>)> done) {
-  control_->post([this, origin, leaving, done = std::move(done)] {
-    auto r = controller_
-                 ? controller_->controlled_shutdown(leaving)
-                 : Result<size_t>(Error(Errc::kNotController, "this broker is not the controller"));
-    shard(origin).post([done, r = std::move(r)]() mutable { done(std::move(r)); });
-  });
+  at_controller<size_t>(
+      origin, [leaving](coordinator::Controller& c) { return c.controlled_shutdown(leaving); },
+      std::move(done));
 }
 
 void Broker::controlled_shutdown() {
-  auto leads_movable = [this] {
-    // Partitions this broker leads that another live in-sync replica could.
-    auto snap = snapshot();
-    std::set<int32_t> live;
-    for (const auto& b : snap->brokers)
-      live.insert(b.node_id);
+  auto led_here = [this] {
     size_t n = 0;
-    for (const auto& [name, t] : snap->topics) {
-      for (const auto& st : t->states) {
-        if (st.leader != node_id()) continue;
-        for (int32_t r : st.isr)
-          if (r != node_id() && live.count(r) != 0) {
-            ++n;
-            break;
-          }
-      }
-    }
+    for (const auto& [name, t] : snapshot()->topics)
+      for (const auto& st : t->states)
+        n += st.leader == node_id() ? 1 : 0;
     return n;
   };
   if (snapshot()->brokers.size() <= 1 || !controller_client_) return;
@@ -397,9 +389,9 @@ void Broker::controlled_shutdown() {
   // it back in the ISR.
   handing_over_ = true;
   run_on(shard(0), [&] { fetchers_->stop(); });
-  spdlog::info("controlled shutdown: asking the controller to move {} leadership(s)",
-               leads_movable());
-  auto deadline = clock_.steady_ms() + config_.shutdown_timeout_ms;
+  spdlog::info("controlled shutdown: asking the controller to move {} leadership(s)", led_here());
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
   for (;;) {
     std::promise<Result<int32_t>> answered;
     control_->post([&] {
@@ -407,23 +399,31 @@ void Broker::controlled_shutdown() {
           [&](Result<int32_t> r) { answered.set_value(std::move(r)); });
     });
     auto r = answered.get_future().get();
-    size_t left = leads_movable();
-    if (r && left == 0) {
+    // Done once this broker's own view leads only what the controller
+    // kept here (no other live in-sync replica); the view moves with the
+    // watch, and every refresh signals view_changed_. Without an answer, or
+    // while the view lags, ask again after a while.
+    bool done = false;
+    {
+      std::unique_lock lock(view_mu_);
+      auto until = std::min(deadline, std::chrono::steady_clock::now() + kHandOverRetry);
+      done = view_changed_.wait_until(lock, until,
+                                      [&] { return r && led_here() <= static_cast<size_t>(*r); });
+    }
+    if (done) {
       spdlog::info(
           "controlled shutdown: leads no partition another in-sync replica could lead "
           "({} kept: no other replica in sync)",
           *r);
       return;
     }
-    if (clock_.steady_ms() >= deadline) {
+    if (std::chrono::steady_clock::now() >= deadline) {
       spdlog::warn(
-          "controlled shutdown: {} leadership(s) not moved within shutdown.timeout.ms "
-          "({}); stopping anyway",
-          left, r ? std::string("the view lags") : r.error().to_string());
+          "controlled shutdown: {} leadership(s) still here after shutdown.timeout.ms ({}); "
+          "stopping anyway",
+          led_here(), r ? std::string("the view lags") : r.error().to_string());
       return;
     }
-    // The controller's write reaches this broker's view through the watch.
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
 

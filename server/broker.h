@@ -20,8 +20,10 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "coordinator/broker_config_store.h"
@@ -157,6 +159,19 @@ class Broker {
   // ISRs, and waits (within shutdown.timeout.ms) until its view shows it
   // leading nothing another in-sync replica could lead.
   void controlled_shutdown();
+  // Runs `call` with this broker's Controller on the control thread (an
+  // error if it has none yet) and `done` with its result on shard `origin`.
+  template <typename T>
+  void at_controller(unsigned origin, std::function<Result<T>(coordinator::Controller&)> call,
+                     std::function<void(Result<T>)> done) {
+    control_->post([this, origin, call = std::move(call), done = std::move(done)] {
+      auto r = controller_ ? call(*controller_)
+                           : Result<T>(Error(Errc::kNotController,
+                                             "this broker is not the "
+                                             "controller"));
+      shard(origin).post([done, r = std::move(r)]() mutable { done(std::move(r)); });
+    });
+  }
   void remove_orphan_dirs();
 
   BrokerConfig config_;
@@ -171,7 +186,10 @@ class Broker {
   std::unique_ptr<coordinator::TopicCatalog> catalog_;
   std::unique_ptr<coordinator::Controller> controller_;
   std::unique_ptr<ControllerClient> controller_client_;  // control thread
-  std::atomic<bool> handing_over_{false};                // controlled shutdown: no more fetching
+  // Signalled after every refresh (controlled_shutdown waits for its view).
+  std::mutex view_mu_;
+  std::condition_variable view_changed_;
+  std::atomic<bool> handing_over_{false};  // controlled shutdown: no more fetching
   coordinator::WatchHandle watch_;
   std::atomic<int64_t> trusted_until_ms_{0};
   std::atomic<bool> refresh_queued_{false};

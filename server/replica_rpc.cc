@@ -280,6 +280,12 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   bool waited_ = false;
 };
 
+// The whole call failed: its error on the response.
+void set_error(rpc::Response& resp, const Error& e) {
+  resp.set_error_code(kafka::code(kafka::to_error_code(e.code())));
+  resp.set_error_message(e.message());
+}
+
 // A leader's ISR changes, for the controller (this broker, if it is).
 void alter_isr(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
   std::vector<coordinator::IsrChange> changes;
@@ -294,8 +300,7 @@ void alter_isr(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
         rpc::Response resp;
         resp.set_correlation_id(id);
         if (!r) {
-          resp.set_error_code(kafka::code(kafka::to_error_code(r.error().code())));
-          resp.set_error_message(r.error().message());
+          set_error(resp, r.error());
           return conn->send(resp);
         }
         auto* out = resp.mutable_alter_isr()->mutable_partitions();
@@ -321,8 +326,7 @@ void controlled_shutdown(std::shared_ptr<RpcConnection> conn, rpc::Request req) 
         rpc::Response resp;
         resp.set_correlation_id(id);
         if (!r) {
-          resp.set_error_code(kafka::code(kafka::to_error_code(r.error().code())));
-          resp.set_error_message(r.error().message());
+          set_error(resp, r.error());
         } else {
           resp.mutable_controlled_shutdown()->set_remaining(static_cast<int32_t>(*r));
         }

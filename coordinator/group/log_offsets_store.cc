@@ -58,6 +58,43 @@ Result<CommittedOffset> decode_offset_value(const std::string& value) {
   return *r->offset;
 }
 
+// The group records of whole batches (`slices`, as a read returned them)
+// from offset `from` on, appended to `out`; returns the offset after the
+// last batch.
+Result<Offset> decode_batches(const std::vector<SharedBytes>& slices, Offset from,
+                              std::vector<GroupRecord>& out) {
+  Offset after = from;
+  for (const auto& slice : slices) {
+    for (size_t pos = 0; pos < slice.size();) {
+      auto h = engine::read_batch_header(slice.data() + pos);
+      std::span<const std::byte> batch(slice.data() + pos, h.total_size());
+      pos += h.total_size();
+      after = h.next_offset();
+      if (h.control()) continue;
+      auto payload = batch.subspan(engine::kBatchHeaderSize);
+      std::vector<std::byte> plain;
+      if (h.compression() != engine::Compression::kNone) {
+        STRATA_ASSIGN_OR_RETURN(plain, engine::decompress(h.compression(), payload, 256 << 20));
+        payload = plain;
+      }
+      Status bad = ok_status();
+      STRATA_TRY(
+          engine::for_each_record(payload, h.records_count, [&](const engine::RecordView& rec) {
+            if (h.base_offset + rec.offset_delta < from || !rec.key) return true;
+            auto decoded = decode_record(*rec.key, rec.value);
+            if (!decoded) {
+              bad = decoded.error();
+              return false;
+            }
+            if (*decoded) out.push_back(std::move(**decoded));
+            return true;
+          }));
+      STRATA_TRY(bad);
+    }
+  }
+  return after;
+}
+
 }  // namespace
 
 Status LogOffsetsStore::apply(const std::vector<GroupRecord>& records, Offset applied_next) {
@@ -177,42 +214,11 @@ void LogOffsetsStore::replay(Offset next, Offset until, std::function<void(Statu
               if (!r) return done(r.error(), next);
               if (r->bytes == 0) return done(ok_status(), next);
               std::vector<GroupRecord> records;
-              Offset after = next;
-              for (const auto& slice : r->slices) {
-                size_t pos = 0;
-                while (pos < slice.size()) {
-                  auto h = engine::read_batch_header(slice.data() + pos);
-                  std::span<const std::byte> batch(slice.data() + pos, h.total_size());
-                  pos += h.total_size();
-                  after = h.next_offset();
-                  if (h.control()) continue;
-                  auto payload = batch.subspan(engine::kBatchHeaderSize);
-                  std::vector<std::byte> plain;
-                  if (h.compression() != engine::Compression::kNone) {
-                    auto d = engine::decompress(h.compression(), payload, 256 << 20);
-                    if (!d) return done(d.error(), next);
-                    plain = std::move(*d);
-                    payload = plain;
-                  }
-                  Status bad = ok_status();
-                  auto st = engine::for_each_record(
-                      payload, h.records_count, [&](const engine::RecordView& rec) {
-                        if (h.base_offset + rec.offset_delta < next || !rec.key) return true;
-                        auto decoded = decode_record(*rec.key, rec.value);
-                        if (!decoded) {
-                          bad = decoded.error();
-                          return false;
-                        }
-                        if (*decoded) records.push_back(std::move(**decoded));
-                        return true;
-                      });
-                  if (!st) return done(st, next);
-                  if (!bad) return done(bad, next);
-                }
-              }
+              auto after = decode_batches(r->slices, next, records);
+              if (!after) return done(after.error(), next);
               replayed_ += records.size();
-              if (auto st = apply(records, after); !st) return done(st, next);
-              replay(after, until, std::move(done));
+              if (auto st = apply(records, *after); !st) return done(st, next);
+              replay(*after, until, std::move(done));
             });
 }
 

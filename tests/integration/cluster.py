@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "../../scripts/cluster.sh")
@@ -90,3 +91,15 @@ class Cluster:
         subprocess.run([SCRIPT, "down"], env=self.env, capture_output=True, timeout=SCRIPT_TIMEOUT_S)
         if not os.environ.get("STRATA_KEEP_TEST_DIRS"):
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class ClusterTestCase(unittest.TestCase):
+    """Tests sharing one three-broker cluster, up for the whole class."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = Cluster(brokers=3).up()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.__exit__(None, None, None)

@@ -22,7 +22,7 @@ from kafka import KafkaClient
 from kafka.protocol.admin import AlterConfigsRequest, CreateTopicsRequest
 from kafka.protocol.offset import OffsetRequest
 
-from cluster import Cluster
+from cluster import Cluster, ClusterTestCase
 from test_confluent import produce_all, read_all
 
 TIMEOUT_S = 30
@@ -111,16 +111,9 @@ class WireClient:
         self.client.close()
 
 
-class ClusterClientsTest(unittest.TestCase):
+class ClusterClientsTest(ClusterTestCase):
     """One cluster for the tests that leave it as they found it."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.cluster = Cluster(brokers=3).up()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.cluster.__exit__(None, None, None)
 
     def test_every_broker_lists_all_three_and_an_rf1_topic_spreads_over_them(self):
         c = self.cluster

@@ -25,7 +25,7 @@ import unittest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from cluster import Cluster
+from cluster import ClusterTestCase
 from kafka.protocol.commit import GroupCoordinatorRequest
 from test_cluster import At, WireClient, wait_until
 from test_confluent import read_all
@@ -102,14 +102,7 @@ class ContinuousProducer:
         return dict(self.acked), list(self.errors)
 
 
-class ReplicationTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.cluster = Cluster(brokers=3).up()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.cluster.__exit__(None, None, None)
+class ReplicationTest(ClusterTestCase):
 
     def setUp(self):
         self.filters = []
