@@ -506,10 +506,6 @@ void Log::maybe_start_sync() {
   }
 }
 
-namespace {
-constexpr std::string_view kStartOffsetFile = "log_start_offset";
-}  // namespace
-
 Status Log::load_start_offset() {
   auto path = options_.dir / kStartOffsetFile;
   STRATA_ASSIGN_OR_RETURN(bool exists, options_.fs->exists(path));

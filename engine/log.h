@@ -162,6 +162,15 @@ class Log {
   // appends are in flight.
   Status truncate_to(Offset offset);
 
+  // Empties the log and starts it again at `offset`, beyond its end (or
+  // anywhere, when the log is empty): a follower whose log ends below its
+  // leader's log start can only copy from there (Kafka's
+  // truncate-fully-and-start-at), or from the base of the leader's batch
+  // that holds it. The epochs go too. Durable
+  // when it returns; a crash on the way leaves the old log, or a suffix of
+  // it, or the new empty one. kInvalidArgument while appends are in flight.
+  Status restart_at(Offset offset);
+
   // The leader epochs of the log's batches, each with the offset it begins.
   const std::map<int32_t, Offset>& leader_epochs() const { return epochs_; }
   // Kafka's epoch lookup (KIP-101/279) for a follower whose last epoch is
@@ -212,6 +221,9 @@ class Log {
   Status store_start_offset();
   // Removes whole segments below `start` (never the active one).
   Status delete_segments_below(Offset start);
+  // The idle check of truncate_to and restart_at.
+  Status require_idle(std::string_view doing) const;
+  Status restart_steps(Offset offset);
   Status open_new_segment(Offset base);
   bool should_roll(const Segment& active, size_t batch_bytes) const;
   // Reserves the next chunk of the active segment's blocks once the appends

@@ -222,5 +222,111 @@ TEST_F(LogEpochsTest, ATruncationStoppedAtAnyStepLeavesALogThatRecoversWhole) {
   }
 }
 
+TEST_F(LogEpochsTest, RestartAtEmptiesTheLogToStartBeyondItsEnd) {
+  lead(1, 6);
+  ASSERT_TRUE(flush().ok());
+  ASSERT_GT(log_->segment_count(), 2u);
+  Offset at = log_->log_end_offset() + 1000;
+  EXPECT_EQ(log_->restart_at(log_->log_end_offset()).code(), Errc::kOffsetOutOfRange);
+  EXPECT_EQ(log_->log_start_offset(), Offset(0));
+
+  ASSERT_TRUE(log_->restart_at(at).ok());
+  EXPECT_EQ(log_->log_start_offset(), at);
+  EXPECT_EQ(log_->log_end_offset(), at);
+  EXPECT_EQ(log_->durable_offset(), at);
+  EXPECT_EQ(log_->segment_count(), 1u);
+  EXPECT_TRUE(epochs().empty());
+  EXPECT_EQ(read(at - 1, 1 << 20).error().code(), Errc::kOffsetOutOfRange);
+  EXPECT_EQ(read(at, 1 << 20)->bytes, 0u);
+  // Empty, it may start anywhere: at the base of the leader's batch that
+  // holds the leader's log start.
+  at = at - 2;
+  ASSERT_TRUE(log_->restart_at(at).ok());
+  EXPECT_EQ(log_->log_start_offset(), at);
+  EXPECT_EQ(log_->log_end_offset(), at);
+
+  // The leader's batches follow from there, and the log survives a power
+  // cut and a clean restart as the new one.
+  model_.clear();
+  Offset next = at;
+  for (int i = 0; i < 4; ++i) {
+    auto b = batch();
+    set_base_offset(b.data(), next);
+    set_leader_epoch(b.data(), LeaderEpoch(3));
+    next = read_batch_header(b.data()).next_offset();
+    ASSERT_TRUE(append(b, {.from_client = false, .keep_offsets = true}).ok());
+  }
+  ASSERT_TRUE(flush().ok());
+  auto check = [&] {
+    expect_reads_match_model(1 << 20);
+    expect_index_agrees();
+    EXPECT_EQ(epochs(), (std::map<int32_t, Offset>{{3, at}}));
+    EXPECT_EQ(read(at - 1, 1 << 20).error().code(), Errc::kOffsetOutOfRange);
+  };
+  check();
+  crash(false);
+  ASSERT_TRUE(fs_.drop_unsynced().ok());
+  ASSERT_TRUE(open_log().ok());
+  check();
+  close_cleanly();
+  ASSERT_TRUE(open_log(true).ok());
+  check();
+}
+
+TEST_F(LogEpochsTest, ARestartStoppedAtAnyStepLeavesASuffixOfTheOldLogOrTheNewOne) {
+  lead(1, 12);
+  ASSERT_TRUE(flush().ok());
+  const auto full = model_;
+  const Offset old_end = log_->log_end_offset();
+  ASSERT_GT(log_->segment_count(), 3u);
+  Offset at = old_end + 50;
+  // Fail each file-system call of the restart in turn, crash, and reopen:
+  // the log is the old one from one of its segments on, or the new one.
+  bool saw_suffix = false;
+  for (uint64_t n = 1;; ++n) {
+    fs_.fail_nth(n);
+    auto st = log_->restart_at(at);
+    fs_.clear_faults();
+    bool done = st.ok();
+    if (!done) {
+      // Half done: it takes no appends until reopened.
+      EXPECT_FALSE(append(batch()).ok()) << "step " << n;
+    }
+    crash(false);
+    ASSERT_TRUE(fs_.drop_unsynced().ok());
+    ASSERT_TRUE(open_log().ok());
+    if (log_->log_end_offset() == at) {
+      EXPECT_EQ(log_->log_start_offset(), at) << "step " << n;
+      EXPECT_EQ(log_->segment_count(), 1u);
+      EXPECT_TRUE(epochs().empty());
+      expect_index_agrees();
+    } else {
+      ASSERT_EQ(log_->log_end_offset(), old_end) << "step " << n;
+      Offset start = log_->log_start_offset();
+      saw_suffix = saw_suffix || start > Offset(0);
+      model_ = full;
+      model_drop_below(start);
+      ASSERT_EQ(model_.begin()->first, start) << "step " << n << ": not a batch boundary";
+      expect_reads_match_model(1 << 20);
+      expect_index_agrees();
+      EXPECT_EQ(epochs(), (std::map<int32_t, Offset>{{1, start}})) << "step " << n;
+    }
+    if (done) {
+      EXPECT_EQ(log_->log_end_offset(), at);
+      break;
+    }
+    // Start again from the whole old log for the next step.
+    crash(false);
+    std::filesystem::remove_all(log_dir());
+    std::filesystem::remove_all(index_dir());
+    ASSERT_TRUE(open_log().ok());
+    for (const auto& [base, b] : full)
+      ASSERT_TRUE(append(b.bytes, {.from_client = false, .keep_offsets = true}).ok());
+    ASSERT_TRUE(flush().ok());
+    ASSERT_LT(n, 60u);
+  }
+  EXPECT_TRUE(saw_suffix);  // some step stopped between the old files
+}
+
 }  // namespace
 }  // namespace strata::engine

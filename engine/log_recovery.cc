@@ -45,7 +45,7 @@ Status Log::recover() {
   for (const auto& name : names) {
     if (auto base = parse_segment_file_name(name)) {
       bases.push_back(*base);
-    } else {
+    } else if (!name.starts_with(kStartOffsetFile)) {  // and its .tmp
       spdlog::warn("partition {}: ignoring unknown file {}", uid, (dir / name).string());
     }
   }

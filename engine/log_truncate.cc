@@ -1,4 +1,6 @@
-// Log::truncate_to: cutting a follower's divergent tail.
+// Log::truncate_to and Log::restart_at: cutting a follower's log to its
+// leader's — a divergent tail, or all of it when the leader's log starts
+// beyond it.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -7,14 +9,18 @@
 
 namespace strata::engine {
 
-Status Log::truncate_to(Offset offset) {
+Status Log::require_idle(std::string_view doing) const {
   if (closing_) return Error(Errc::kShutdown, "log is closing");
   if (!pending_.empty() || !writes_.empty() || sync_in_flight_) {
     return Error(Errc::kInvalidArgument,
-                 fmt::format("partition {}: cannot truncate while appends or a sync are in "
-                             "flight",
-                             options_.uid));
+                 fmt::format("partition {}: cannot {} while appends or a sync are in flight",
+                             options_.uid, doing));
   }
+  return ok_status();
+}
+
+Status Log::truncate_to(Offset offset) {
+  STRATA_TRY(require_idle("truncate"));
   if (offset < start_offset_ || offset > end_offset_) {
     return Error(Errc::kOffsetOutOfRange,
                  fmt::format("partition {}: cannot truncate to {} outside the log {}..{}",
@@ -96,6 +102,56 @@ Status Log::truncate_to(Offset offset) {
   for (auto& w : flush_waiters_)
     w.target = std::min(w.target, offset);
   return ok_status();
+}
+
+Status Log::restart_at(Offset offset) {
+  STRATA_TRY(require_idle("restart"));
+  bool empty = start_offset_ == end_offset_;
+  if (offset == end_offset_ || (offset < end_offset_ && !empty) || offset < Offset(0)) {
+    return Error(Errc::kOffsetOutOfRange,
+                 fmt::format("partition {}: cannot restart at {}: the log holds {}..{}",
+                             options_.uid, offset, start_offset_, end_offset_));
+  }
+  auto st = restart_steps(offset);
+  // Half done, the log is still readable where it has files but takes no
+  // appends until it is reopened (recovery sorts out where it stopped).
+  if (!st) fatal_ = st.error();
+  return st;
+}
+
+Status Log::restart_steps(Offset offset) {
+  // The new empty segment first: until the old ones are gone, recovery
+  // drops it (it starts beyond their end). Then the index, so that no entry
+  // or epoch of the old log can describe the new one; a crash now rebuilds
+  // the old log's from its files. Then the old files, oldest first: what a
+  // crash leaves of them is a log that starts later.
+  Offset was_start = start_offset_;
+  Offset was_end = end_offset_;
+  applied_ = index::LogPoint{offset, offset, FilePos(0), index::kNoTimestamp, 0};
+  STRATA_TRY(open_new_segment(offset));
+  STRATA_TRY(segments_.at(offset)->file->sync_now());
+  STRATA_TRY(dir_handle_->sync_now());
+  dir_dirty_ = false;
+  STRATA_TRY(options_.index->truncate(options_.uid, Offset(0), applied_));
+  epochs_.clear();
+  last_entry_.reset();
+  while (segments_.begin()->first != offset) {
+    auto seg = segments_.begin()->second;
+    segments_.erase(segments_.begin());
+    start_offset_ = segments_.begin()->first;
+    auto path = seg->file->path();
+    seg->file.reset();
+    STRATA_TRY(options_.fs->remove(path));
+  }
+  STRATA_TRY(dir_handle_->sync_now());
+  STRATA_TRY(options_.index->drop_before(options_.uid, offset));
+  STRATA_TRY(options_.index->set_recovery_point(options_.uid, applied_));
+  spdlog::info("partition {}: emptied (was {}..{}) to start again at offset {}", options_.uid,
+               was_start, was_end, offset);
+  start_offset_ = end_offset_ = next_offset_ = durable_offset_ = offset;
+  for (auto& w : flush_waiters_)
+    w.target = std::min(w.target, offset);
+  return store_start_offset();
 }
 
 }  // namespace strata::engine

@@ -22,6 +22,9 @@
 namespace strata::engine {
 
 inline constexpr std::string_view kSegmentSuffix = ".log";
+// The partition directory's other file: the log start offset when
+// DeleteRecords or a follower's restart moved it past a segment's base.
+inline constexpr std::string_view kStartOffsetFile = "log_start_offset";
 
 // "00000000000000000042.log" for base offset 42.
 std::string segment_file_name(Offset base);

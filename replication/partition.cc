@@ -112,6 +112,16 @@ void Partition::truncate_to(Offset offset, std::function<void(Status)> done) {
   });
 }
 
+void Partition::restart_at(Offset offset, std::function<void(Status)> done) {
+  if (auto st = require_follower(); !st) return done(st);
+  log_->flush([this, offset, done = std::move(done)](Status st) {
+    if (!st) return done(st);
+    if (auto r = require_follower(); !r) return done(r);
+    if (offset == log_->log_end_offset()) return done(ok_status());
+    done(log_->restart_at(offset));
+  });
+}
+
 void Partition::set_assignment(const Assignment& a) {
   if (a.partition_epoch != partition_epoch_) proposed_isr_.reset();  // a new state answers it
   partition_epoch_ = a.partition_epoch;

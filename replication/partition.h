@@ -158,6 +158,8 @@ class Partition {
   // (offsets, epochs, CRCs kept; each validated); `done` gets the new log
   // end. truncate_to() cuts a divergent tail (engine::Log::truncate_to)
   // once the writes and syncs in flight are done; `done` with the result.
+  // restart_at() likewise empties the log to start it at `offset`, when the
+  // leader's log starts beyond it (engine::Log::restart_at).
   // set_leader_high_watermark() records the leader's watermark from a
   // fetch: a follower's own is the lower of it and what it holds (synced,
   // on fsync topics). Only a follower (kInvalidArgument on the leader).
@@ -179,6 +181,7 @@ class Partition {
   void append_from_leader(std::span<const std::byte> records,
                           std::function<void(Result<Offset>)> done);
   void truncate_to(Offset offset, std::function<void(Status)> done);
+  void restart_at(Offset offset, std::function<void(Status)> done);
   void set_leader_high_watermark(Offset hw);
   // The leader's log start offset from a fetch: a follower moves its own
   // up to it (the leader's DeleteRecords and retention), as far as its log

@@ -3,6 +3,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
 
+#include "engine/record_batch.h"
 #include "replication/rpc_client.h"
 #include "server/broker.h"
 #include "server/kafka/error_code.h"
@@ -214,9 +215,11 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     rpc::Request req;
     req.mutable_fetch()->set_max_wait_ms(kMaxWaitMs);
     std::vector<PartitionUid> asked;
+    std::vector<Offset> from;
     for (size_t i = 0; i < uids.size(); ++i) {
       auto it = entries_.find(uids[i]);
       if (it == entries_.end() || !at[i].hosted) continue;
+      from.push_back(at[i].log_end);
       auto* p = req.mutable_fetch()->add_partitions();
       p->set_topic(it->second.followed.topic);
       p->set_partition(it->second.followed.partition);
@@ -230,12 +233,13 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       return later();  // the replicas are not open yet
     }
     client_->call(std::move(req), kCallTimeoutMs,
-                  [self = shared_from_this(), asked](Result<rpc::Response> r) {
-                    self->on_fetch(asked, std::move(r));
+                  [self = shared_from_this(), asked, from](Result<rpc::Response> r) {
+                    self->on_fetch(asked, from, std::move(r));
                   });
   }
 
-  void on_fetch(std::vector<PartitionUid> asked, Result<rpc::Response> r) {
+  void on_fetch(std::vector<PartitionUid> asked, std::vector<Offset> from,
+                Result<rpc::Response> r) {
     if (stopped_) return;
     if (!r || r->fetch().partitions_size() != static_cast<int>(asked.size())) {
       if (!r) spdlog::warn("replica fetcher {}:{}: {}", host_, port_, r.error().to_string());
@@ -245,11 +249,22 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     auto resp = std::make_shared<rpc::Response>(std::move(r).value());
     std::vector<PartitionUid> ok;
     std::vector<int> index;
+    std::vector<PartitionUid> behind;
+    std::vector<Offset> restart;
     bool refused = false;
     for (size_t i = 0; i < asked.size(); ++i) {
       const auto& p = resp->fetch().partitions(static_cast<int>(i));
       auto it = entries_.find(asked[i]);
       if (it == entries_.end()) continue;
+      if (p.error_code() == kafka::code(kafka::ErrorCode::kOffsetOutOfRange) &&
+          Offset(p.log_start_offset()) > from[i]) {
+        // Below the leader's log start (its retention or DeleteRecords ran
+        // while this replica was away): what it lacks is gone, so it starts
+        // again where the leader's log does.
+        behind.push_back(asked[i]);
+        restart.push_back(Offset(p.log_start_offset()));
+        continue;
+      }
       if (p.error_code() != 0) {
         // Not the leader (any more), or an epoch one side has not seen yet:
         // agree again in a while.
@@ -269,22 +284,62 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
               reinterpret_cast<const std::byte*>(part.records().data()), part.records().size());
           Offset hw(part.high_watermark());
           Offset start(part.log_start_offset());
-          p->append_from_leader(records, [p, hw, start, done](Result<Offset> r) {
-            p->set_leader_high_watermark(hw);
-            if (!r) return done(r.error());
-            p->set_leader_log_start(start);
-            if (p->log().config().durability != engine::Durability::kFsync) {
-              return done(ok_status());
+          auto append = [resp, p, records, hw, start, done] {
+            p->append_from_leader(records, [p, hw, start, done](Result<Offset> r) {
+              p->set_leader_high_watermark(hw);
+              if (!r) return done(r.error());
+              p->set_leader_log_start(start);
+              if (p->log().config().durability != engine::Durability::kFsync) {
+                return done(ok_status());
+              }
+              // On fsync topics the leader's watermark waits for this copy
+              // to be synced, and learns it only from the next fetch: send
+              // that one once the sync (group-committed with the append's)
+              // is done, or it would long-poll for new data with the news
+              // held back.
+              p->log().flush([done](Status st) { done(st); });
+            });
+          };
+          // A log emptied to start at the leader's log start gets the batch
+          // that holds it: the log starts again at that batch's base, and
+          // its start moves up to the leader's once the batch is in.
+          const auto& log = p->log();
+          if (log.log_start_offset() == log.log_end_offset() &&
+              records.size() >= engine::kBatchHeaderSize) {
+            Offset base = engine::read_batch_header(records.data()).base_offset;
+            if (base < log.log_end_offset()) {
+              return p->restart_at(base, [append, done](Status st) {
+                if (!st) return done(st);
+                append();
+              });
             }
-            // On fsync topics the leader's watermark waits for this copy to
-            // be synced, and learns it only from the next fetch: send that
-            // one once the sync (group-committed with the append's) is done,
-            // or it would long-poll for new data with the news held back.
-            p->log().flush([done](Status st) { done(st); });
-          });
+          }
+          append();
         },
-        [self = shared_from_this(), ok, refused](std::vector<Status> results) {
-          self->end_round("appending to", ok, results, refused);
+        [self = shared_from_this(), ok, refused, behind, restart](std::vector<Status> results) {
+          if (behind.empty()) return self->end_round("appending to", ok, results, refused);
+          self->restart(ok, std::move(results), refused, behind, restart);
+        });
+  }
+
+  void restart(std::vector<PartitionUid> appended, std::vector<Status> appends, bool refused,
+               std::vector<PartitionUid> behind, std::vector<Offset> at) {
+    if (stopped_) return;
+    run_on_owners<Status>(
+        broker_, 0, behind,
+        [at](replication::Partition* p, size_t i, std::function<void(Status)> done) {
+          if (p == nullptr) return done(ok_status());
+          spdlog::warn(
+              "replica fetcher: {}-{} ends at {}, below its leader's log start {}: "
+              "emptying it to copy from there",
+              p->topic(), p->id(), p->log().log_end_offset(), at[i]);
+          p->restart_at(at[i], std::move(done));
+        },
+        [self = shared_from_this(), appended, appends, refused,
+         behind](std::vector<Status> results) mutable {
+          appended.insert(appended.end(), behind.begin(), behind.end());
+          appends.insert(appends.end(), results.begin(), results.end());
+          self->end_round("fetching", appended, appends, refused);
         });
   }
 

@@ -188,6 +188,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   struct Read {
     Result<replication::ReadResult> read = Error(Errc::kInternal, "not read");
     Offset log_end{-1};
+    Offset log_start{-1};  // sent with an error too: a follower below it starts there
   };
 
   void attempt() {
@@ -202,21 +203,22 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
         [offsets, durables, follower, max_bytes](Partition* p, size_t i,
                                                  std::function<void(Read)> done) {
           if (p == nullptr) {
-            return done(Read{Error(Errc::kNotLeader, "not hosted here"), Offset(-1)});
+            return done(Read{Error(Errc::kNotLeader, "not hosted here")});
           }
           // What the follower holds moves the watermark (and the ISR).
           p->on_follower_fetch(follower, offsets[i], durables[i]);
           Offset end = p->log().log_end_offset();
+          Offset start = p->log().log_start_offset();
           if (offsets[i] == end) {
             // Nothing new: an empty answer without touching the log.
             replication::ReadResult empty;
             empty.high_watermark = p->high_watermark();
-            empty.log_start_offset = p->log().log_start_offset();
-            return done(Read{std::move(empty), end});
+            empty.log_start_offset = start;
+            return done(Read{std::move(empty), end, start});
           }
           p->read_for_follower(offsets[i], max_bytes,
-                               [done, end](Result<replication::ReadResult> r) {
-                                 done(Read{std::move(r), end});
+                               [done, end, start](Result<replication::ReadResult> r) {
+                                 done(Read{std::move(r), end, start});
                                });
         },
         [self](std::vector<Read> reads) { self->on_reads(std::move(reads)); });
@@ -254,6 +256,8 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       const auto& r = reads[i];
       if (!r.read) {
         o->set_error_code(kafka::code(kafka::to_error_code(r.read.error().code())));
+        o->set_log_start_offset(r.log_start.value());
+        o->set_log_end_offset(r.log_end.value());
         continue;
       }
       o->set_high_watermark(r.read->high_watermark.value());

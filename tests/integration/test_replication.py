@@ -10,12 +10,16 @@ is read back at exactly its acknowledged offset; a killed follower leaves
 the ISR and writes go on with two, a second one makes acks=all fail with
 NOT_ENOUGH_REPLICAS (nothing appended), and both rejoin after they return;
 a leader cut off from its followers that took acks=1 writes alone, then was
-replaced, truncates that suffix on return; after each test every replica's
+replaced, truncates that suffix on return; a follower whose log ends
+below the leader's log start (DeleteRecords while it was away, to inside
+a batch) empties its log, starts again there and holds the leader's
+batches from there on; after each test every replica's
 log is the same, byte for byte (strata dump-log); a consumer group's
 offsets are intact at once when its coordinator's broker is killed, and its
 member goes on. Outcomes only, never
 durations: the failover time is measured in bench/.
 """
+import json
 import os
 import subprocess
 import threading
@@ -26,7 +30,9 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from cluster import ClusterTestCase
+from kafka.protocol.api import Request, Response
 from kafka.protocol.commit import GroupCoordinatorRequest
+from kafka.protocol.types import Array, Int16, Int32, Int64, Schema, String
 from test_cluster import At, WireClient, wait_until
 from test_confluent import read_all
 
@@ -45,6 +51,23 @@ def create(bootstrap, name, partitions=1, assignment=None, configs=None):
          if assignment else NewTopic(name, partitions, 3, config=configs))
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([t], request_timeout=TIMEOUT_S)[name].result(TIMEOUT_S)
+
+
+class DeleteRecordsResponse(Response):
+    API_KEY = 21
+    API_VERSION = 0
+    SCHEMA = Schema(('throttle_time_ms', Int32),
+                    ('topics', Array(('name', String('utf-8')), ('partitions', Array(
+                        ('partition', Int32), ('low_watermark', Int64), ('error_code', Int16))))))
+
+
+class DeleteRecordsRequest(Request):
+    """DeleteRecords v0 (kafka-python 2.0.2 has none of its own)."""
+    API_KEY = 21
+    API_VERSION = 0
+    RESPONSE_TYPE = DeleteRecordsResponse
+    SCHEMA = Schema(('topics', Array(('name', String('utf-8')), ('partitions', Array(
+        ('partition', Int32), ('offset', Int64))))), ('timeout_ms', Int32))
 
 
 class ContinuousProducer:
@@ -264,15 +287,7 @@ class ReplicationTest(ClusterTestCase):
 
     def test_followers_leave_the_isr_and_too_few_refuse_acks_all(self):
         c = self.cluster
-        create(c.bootstrap, "shrink", assignment=[[1, 2, 3]])
-        self.wait_isr("shrink", 1, [1, 2, 3])
-        producer = ContinuousProducer(c.address(1), "shrink")
-        producer.wait_for_more(100, "with three in sync")
-        c.kill(3)
-        self.wait_isr("shrink", 1, [1, 2])
-        producer.wait_for_more(100, "with two in sync")
-        acked, errors = producer.stop()
-        self.assertEqual(errors, [])
+        acked = self.write_while_broker_3_leaves("shrink", 100)
         c.kill(2)
         self.wait_isr("shrink", 1, [1])
         # One in sync, min.insync.replicas=2: acks=all is refused before the
@@ -288,6 +303,21 @@ class ReplicationTest(ClusterTestCase):
         self.assertNotIn(b"refused", values)
         self.assertIn(b"alone", values)
         self.assert_replicas_identical("shrink", 1)
+
+    def write_while_broker_3_leaves(self, topic, n, configs=None):
+        """A one-partition topic led by broker 1: acks=all writes with three
+        in sync, broker 3 killed, `n` more with two; returns the acks."""
+        c = self.cluster
+        create(c.bootstrap, topic, assignment=[[1, 2, 3]], configs=configs)
+        self.wait_isr(topic, 1, [1, 2, 3])
+        producer = ContinuousProducer(c.address(1), topic)
+        producer.wait_for_more(100, "with three in sync")
+        c.kill(3)
+        self.wait_isr(topic, 1, [1, 2])
+        producer.wait_for_more(n, "with two in sync")
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        return acked
 
     def produce_once(self, bootstrap, topic, value, acks):
         """One message, no retries; its delivery error or None."""
@@ -431,6 +461,67 @@ class ReplicationTest(ClusterTestCase):
         got = self.assert_every_ack_read_back("diverge", 1, acked)
         self.assertEqual([v for v in alone if v in set(got.values())], [])
         self.assert_replicas_identical("diverge", 1)
+
+    def batches(self, n, topic, p):
+        """Broker n's batches of topic-p (where they sit in its files aside)."""
+        out = subprocess.run([STRATA, "--json", "dump-log",
+                              self.cluster.partition_dir(n, topic, p)],
+                             capture_output=True, timeout=TIMEOUT_S)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        docs = [json.loads(line) for line in out.stdout.decode().split("\n") if line]
+        self.assertEqual(docs[-1]["defects"], 0)
+        return [{k: v for k, v in d.items() if k != "position"} for d in docs
+                if d["type"] == "batch"]
+
+    def test_a_follower_behind_the_leaders_log_start_starts_again_there(self):
+        c = self.cluster
+        self.write_while_broker_3_leaves("behind", 300, {"segment.bytes": "16384"})
+        # Ten messages in one batch (or few), and everything before the
+        # second record of the last one deleted on the leader: broker 3's log
+        # now ends below the leader's log start, which falls inside a batch.
+        batch = Producer({"bootstrap.servers": c.address(1), "acks": "all", "linger.ms": 500})
+        offsets = []
+        for i in range(10):
+            batch.produce("behind", value=b"batched-%d" % i, on_delivery=lambda err, msg:
+                          offsets.append(msg.offset() if err is None else err))
+        self.assertEqual(batch.flush(TIMEOUT_S), 0)
+        self.assertEqual(offsets, list(range(offsets[0], offsets[0] + 10)))
+        holding = next(b for b in self.batches(1, "behind", 0) if b["last_offset"] == offsets[9])
+        self.assertGreater(holding["records"], 1)
+        start = holding["base_offset"] + 1
+        wire = WireClient(c.address(1))
+        try:
+            r = wire.call(1, DeleteRecordsRequest([("behind", [(0, start)])], TIMEOUT_S * 1000))
+        finally:
+            wire.close()
+        self.assertEqual(r.topics[0][1][0][1:], (start, 0))
+        c.restart(3)
+        self.wait_isr("behind", 1, [1, 2, 3])
+        self.assertIn("below its leader's log start %d" % start, c.log(3))
+        producer = ContinuousProducer(c.address(1), "behind")
+        producer.wait_for_more(100, "after broker 3 rejoined")
+        more, errors = producer.stop()
+        self.assertEqual(errors, [])
+        got = read_all(At(c.bootstrap), [TopicPartition("behind", 0, start)], timeout=TIMEOUT_S)
+        at = {r.offset: r.value for r in got}
+        self.assertEqual(min(at), start)
+        self.assertEqual([v for v, (_, o) in more.items() if at.get(o) != v], [])
+        self.assertEqual([at[o] for o in offsets if o >= start],
+                         [b"batched-%d" % i for i in range(10) if offsets[i] >= start])
+        # Broker 3 holds exactly the leader's batches from the one holding
+        # the log start on.
+        last = []
+
+        def same():
+            leader = [b for b in self.batches(1, "behind", 0)
+                      if b["base_offset"] >= holding["base_offset"]]
+            last[:] = [leader, self.batches(3, "behind", 0)]
+            return leader == last[1]
+        try:
+            wait_until("broker 3's batches the leader's", same, timeout=TIMEOUT_S)
+        except AssertionError as e:
+            raise AssertionError("%s: leader %s, broker 3 %s" % (e, last[0][:3], last[1][:3]))
+        self.assertEqual(self.batches(3, "behind", 0)[0], holding)
 
 
 if __name__ == "__main__":
