@@ -1,5 +1,6 @@
 #include "coordinator/controller.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -24,6 +25,16 @@ void log_change(const StateChange& c, const PartitionState& before) {
   }
 }
 
+// An election that gives the partition a leader from outside its ISR.
+void warn_if_unclean(const StateChange& c, const PartitionState& before) {
+  if (c.next.leader < 0 || c.next.leader == before.leader) return;
+  if (std::find(before.isr.begin(), before.isr.end(), c.next.leader) != before.isr.end()) return;
+  spdlog::warn(
+      "controller: unclean leader election: {}-{} is led by out-of-sync replica {} (ISR was "
+      "[{}]); acknowledged writes it lacks are lost",
+      c.topic, c.partition, c.next.leader, fmt::join(before.isr, ","));
+}
+
 }  // namespace
 
 Status Controller::require_lead() const {
@@ -39,10 +50,12 @@ Result<size_t> Controller::converge() {
   for (auto& c : catalog_.unstored_states())
     changes[{c.topic, c.partition}] = std::move(c);
   for (const auto& [name, t] : snap->topics) {
+    bool unclean = unclean_ && unclean_(*t);
     for (int32_t p = 0; p < t->partitions; ++p) {
       const PartitionState& now = *t->state(p);
-      if (auto next = on_live_brokers(now, live)) {
+      if (auto next = on_live_brokers(now, live, unclean)) {
         StateChange c{name, p, std::move(*next)};
+        warn_if_unclean(c, now);
         log_change(c, now);
         changes[{name, p}] = std::move(c);
       }
@@ -57,8 +70,8 @@ Result<size_t> Controller::converge() {
   return list.size();
 }
 
-Result<std::vector<ElectionOutcome>> Controller::elect_preferred(
-    const std::vector<PartitionRef>& partitions) {
+Result<std::vector<ElectionOutcome>> Controller::elect(const std::vector<PartitionRef>& partitions,
+                                                       Election type) {
   STRATA_TRY(require_lead());
   auto snap = catalog_.snapshot();
   auto live = live_ids(*snap);
@@ -79,17 +92,26 @@ Result<std::vector<ElectionOutcome>> Controller::elect_preferred(
                                 fmt::format("{}-{} does not exist", ref.topic, ref.partition))});
       continue;
     }
-    auto next = preferred_election(*now, live);
+    bool preferred = type == Election::kPreferred;
+    // An offline partition with a live in-sync replica is elected cleanly
+    // by converge(); an unclean election is for when none is live.
+    auto next = preferred ? preferred_election(*now, live) : unclean_election(*now, live);
     if (!next) {
       if (all) continue;
-      bool leads = !now->replicas.empty() && now->leader == now->replicas.front();
+      bool leads = preferred ? !now->replicas.empty() && now->leader == now->replicas.front()
+                             : now->leader >= 0 && live.count(now->leader) != 0;
       out.push_back(
-          {ref, leads
-                    ? Error(Errc::kInvalidArgument, "the preferred replica is the leader already")
-                    : Error(Errc::kUnavailable, "the preferred replica is not live and in sync")});
+          {ref,
+           leads       ? Error(Errc::kInvalidArgument, preferred
+                                                           ? "the preferred replica is the leader already"
+                                                           : "a live replica leads already")
+           : preferred ? Error(Errc::kUnavailable, "the preferred replica is not live and in sync")
+                       : Error(Errc::kUnavailable,
+                               "no replica is live, or a live in-sync one is being elected")});
       continue;
     }
     StateChange c{ref.topic, ref.partition, std::move(*next)};
+    warn_if_unclean(c, *now);
     log_change(c, *now);
     changes.push_back(std::move(c));
     out.push_back({ref, ok_status()});

@@ -8,7 +8,7 @@
 //
 //   Controller controller(catalog, election);
 //   controller.converge();                    // after every refresh
-//   controller.elect_preferred({{"orders", 3}});
+//   controller.elect({{"orders", 3}}, Election::kPreferred);
 //   controller.alter_isr({{{"orders", 3}, {.leader = 2, ..., .isr = {2, 3}}}});
 //
 // Every write goes through the catalog, so it is guarded by the controller
@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,12 +35,23 @@ struct PartitionRef {
   int32_t partition = 0;
 };
 
-// The outcome of a preferred election for one partition.
+// ElectLeaders' election types.
+enum class Election {
+  kPreferred,  // the preferred replica, if live and in sync
+  kUnclean,    // for an offline partition: a live in-sync replica, else any live one
+};
+
+// The outcome of an election for one partition.
 struct ElectionOutcome {
   PartitionRef partition;
-  Status result;  // kInvalidArgument: the preferred replica leads already (Kafka's
-                  // ELECTION_NOT_NEEDED); kUnavailable: it is not live and in sync
+  Status result;  // kInvalidArgument: none is needed (the preferred replica, or for
+                  // kUnclean any live replica, leads already: Kafka's
+                  // ELECTION_NOT_NEEDED); kUnavailable: no replica may lead
 };
+
+// Whether a topic allows unclean leader elections when its last in-sync
+// replica dies (its unclean.leader.election.enable, resolved by the broker).
+using UncleanPolicy = std::function<bool(const TopicInfo&)>;
 
 // A leader's ISR change for one partition (AlterIsr).
 struct IsrChange {
@@ -49,19 +61,24 @@ struct IsrChange {
 
 class Controller {
  public:
-  Controller(TopicCatalog& catalog, ControllerElection& election)
-      : catalog_(catalog), election_(election) {}
+  Controller(TopicCatalog& catalog, ControllerElection& election, UncleanPolicy unclean = {})
+      : catalog_(catalog), election_(election), unclean_(std::move(unclean)) {}
 
   // While this broker leads: stores the states of partitions that had
   // none under their own key, and the new state of every partition whose
-  // leader or ISR the live brokers change. Returns how many it wrote (0
-  // when it does not lead).
+  // leader or ISR the live brokers change (on_live_brokers, unclean where
+  // the policy allows it). Returns how many it wrote (0 when it does not
+  // lead).
   Result<size_t> converge();
 
-  // Makes the preferred replica the leader of each partition named (every
-  // partition when `partitions` is empty, skipping those that need no
-  // election). kNotController when this broker does not lead.
-  Result<std::vector<ElectionOutcome>> elect_preferred(const std::vector<PartitionRef>& partitions);
+  // Holds an election of `type` for each partition named (every partition
+  // when `partitions` is empty, skipping those that need none): the
+  // preferred replica leads (preferred_election), or an offline partition
+  // gets a leader, out of sync if it must (unclean_election, whatever the
+  // topic's config: the admin asked). kNotController when this broker does
+  // not lead.
+  Result<std::vector<ElectionOutcome>> elect(const std::vector<PartitionRef>& partitions,
+                                             Election type);
 
   // Writes the ISR changes a leader asked for that isr_change() accepts
   // against the current states; one Status per change, in order (ok also
@@ -81,6 +98,7 @@ class Controller {
 
   TopicCatalog& catalog_;
   ControllerElection& election_;
+  UncleanPolicy unclean_;
 };
 
 }  // namespace strata::coordinator

@@ -170,20 +170,63 @@ TEST_F(ControllerTest, PreferredElectionMovesLeadershipBack) {
   ++s.leader_epoch;
   ++s.partition_epoch;
   ASSERT_TRUE(a.catalog->update_states({{"t", 0, s}}).ok());
-  auto out = a.controller->elect_preferred({{"t", 0}}).value();
+  auto out = a.controller->elect({{"t", 0}}, Election::kPreferred).value();
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(out[0].result.ok()) << out[0].result.error().to_string();
   EXPECT_EQ(state(a, "t", 0).leader, 1);
   EXPECT_EQ(state(a, "t", 0).leader_epoch, s.leader_epoch + 1);
   // Again: nothing to do, and the answer says so.
-  out = a.controller->elect_preferred({{"t", 0}}).value();
+  out = a.controller->elect({{"t", 0}}, Election::kPreferred).value();
   EXPECT_EQ(out[0].result.code(), Errc::kInvalidArgument);
-  out = a.controller->elect_preferred({{"t", 7}}).value();
+  out = a.controller->elect({{"t", 7}}, Election::kPreferred).value();
   EXPECT_EQ(out[0].result.code(), Errc::kNotFound);
   // Every partition, when none is named: none needs it now.
-  EXPECT_TRUE(a.controller->elect_preferred({}).value().empty());
+  EXPECT_TRUE(a.controller->elect({}, Election::kPreferred).value().empty());
   // Only the controller elects.
-  EXPECT_EQ(members_[2]->controller->elect_preferred({}).error().code(), Errc::kNotController);
+  EXPECT_EQ(members_[2]->controller->elect({}, Election::kPreferred).error().code(),
+            Errc::kNotController);
+}
+
+TEST_F(ControllerTest, UncleanElectionsOnlyWhereTheTopicAllowsThemOrAnAdminAsks) {
+  auto& a = add(1);
+  auto& b = add(2);
+  ASSERT_TRUE(a.catalog->refresh().ok());
+  ASSERT_TRUE(
+      a.catalog->create_topic("unclean", 1, 1, {{"unclean.leader.election.enable", "true"}}, false)
+          .ok());
+  ASSERT_TRUE(a.catalog->create_topic("clean", 1, 1, {}, false).ok());
+  // Both led by 1, the only in-sync replica; 2 lags behind.
+  std::vector<StateChange> lagging;
+  for (std::string t : {"unclean", "clean"}) {
+    auto s = state(a, t, 0);
+    s.replicas = {1, 2};
+    s.leader = 1;
+    s.isr = {1};
+    ++s.leader_epoch;
+    ++s.partition_epoch;
+    lagging.push_back({t, 0, s});
+  }
+  ASSERT_TRUE(a.catalog->update_states(lagging).ok());
+  kill(1);
+  pass(7000, {2});
+  ASSERT_TRUE(b.step().ok());
+  ASSERT_TRUE(b.election.leads());
+  EXPECT_EQ(state(b, "unclean", 0).leader, 2);
+  EXPECT_EQ(state(b, "unclean", 0).isr, std::vector<int32_t>{2});
+  EXPECT_EQ(state(b, "unclean", 0).leader_epoch, lagging[0].next.leader_epoch + 1);
+  EXPECT_EQ(state(b, "clean", 0).leader, -1);
+  EXPECT_EQ(state(b, "clean", 0).isr, std::vector<int32_t>{1});
+  // An admin's unclean election (ElectLeaders type 1) overrides the config.
+  auto out = b.controller->elect({{"clean", 0}}, Election::kUnclean).value();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(out[0].result.ok()) << out[0].result.error().to_string();
+  ASSERT_TRUE(b.catalog->refresh().ok());
+  EXPECT_EQ(state(b, "clean", 0).leader, 2);
+  EXPECT_EQ(state(b, "clean", 0).isr, std::vector<int32_t>{2});
+  // Led by a live replica: none needed.
+  out = b.controller->elect({{"clean", 0}}, Election::kUnclean).value();
+  EXPECT_EQ(out[0].result.code(), Errc::kInvalidArgument);
+  EXPECT_TRUE(b.controller->elect({}, Election::kUnclean).value().empty());
 }
 
 TEST_F(ControllerTest, LeadersChangeTheIsrOnlyAtTheStateTheyRead) {

@@ -22,7 +22,10 @@ PartitionState bumped(const PartitionState& before, PartitionState next) {
 }  // namespace
 
 std::optional<PartitionState> on_live_brokers(const PartitionState& state,
-                                              const std::set<int32_t>& live) {
+                                              const std::set<int32_t>& live, bool unclean) {
+  if (unclean) {
+    if (auto next = unclean_election(state, live)) return next;
+  }
   PartitionState next = state;
   std::vector<int32_t> isr;
   for (int32_t r : state.isr) {
@@ -44,6 +47,21 @@ std::optional<PartitionState> on_live_brokers(const PartitionState& state,
   }
   if (next == state) return std::nullopt;
   return bumped(state, std::move(next));
+}
+
+std::optional<PartitionState> unclean_election(const PartitionState& state,
+                                               const std::set<int32_t>& live) {
+  if (state.leader >= 0 && live.count(state.leader) != 0) return std::nullopt;
+  for (int32_t r : state.isr)
+    if (live.count(r) != 0) return std::nullopt;  // a clean election can be held
+  for (int32_t r : state.replicas) {
+    if (live.count(r) == 0) continue;
+    PartitionState next = state;
+    next.leader = r;
+    next.isr = {r};
+    return bumped(state, std::move(next));
+  }
+  return std::nullopt;
 }
 
 std::optional<PartitionState> preferred_election(const PartitionState& state,

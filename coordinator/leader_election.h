@@ -10,7 +10,10 @@
 // partition is offline); every change bumps partition_epoch; every change
 // of leader (to -1 as well) bumps leader_epoch. The ISR never loses its
 // last member: a partition whose every in-sync replica died stays offline
-// until one of them returns (never an out-of-sync replica as leader).
+// until one of them returns — unless an unclean election is allowed (the
+// topic's unclean.leader.election.enable, or ElectLeaders type 1), which
+// makes a live out-of-sync replica the leader and sole ISR member, losing
+// the acknowledged writes it lacks.
 #pragma once
 
 #include <cstdint>
@@ -25,10 +28,19 @@ namespace strata::coordinator {
 // The state after the live set became `live`: dead replicas leave the ISR
 // (but the last member stays), a dead leader is replaced by the first
 // replica in preference order that is live and in sync, and an offline
-// partition whose in-sync replica returned gets it as leader. nullopt when
+// partition whose in-sync replica returned gets it as leader; with
+// `unclean`, a partition left without a live in-sync replica takes the
+// first live replica in preference order (unclean_election). nullopt when
 // nothing changes.
 std::optional<PartitionState> on_live_brokers(const PartitionState& state,
-                                              const std::set<int32_t>& live);
+                                              const std::set<int32_t>& live, bool unclean = false);
+
+// An offline partition (no live leader) with no live in-sync replica: the
+// first live replica in preference order leads, the ISR is just it, and
+// both epochs are bumped. nullopt when the leader is live, a live in-sync
+// replica could lead instead, or no replica is live.
+std::optional<PartitionState> unclean_election(const PartitionState& state,
+                                               const std::set<int32_t>& live);
 
 // The state with the preferred replica (replicas[0]) as leader, if it is
 // live, in sync and not leading already; nullopt otherwise.

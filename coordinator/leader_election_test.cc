@@ -31,6 +31,33 @@ TEST(LeaderElection, AnOutOfSyncReplicaIsNeverElected) {
   EXPECT_EQ(back.partition_epoch, 12);
 }
 
+TEST(LeaderElection, AnUncleanElectionTakesALiveOutOfSyncReplicaOnlyWhenNoInSyncOneIsLive) {
+  // Replicas 1, 2, 3; only 1 in sync, and it died: with unclean elections
+  // allowed the first live replica leads alone.
+  PartitionState s{{1, 2, 3}, 1, 4, {1}, 10};
+  auto next = on_live_brokers(s, {3, 2}, /*unclean=*/true).value();
+  EXPECT_EQ(next.leader, 2);
+  EXPECT_EQ(next.isr, (std::vector<int32_t>{2}));
+  EXPECT_EQ(next.leader_epoch, 5);
+  EXPECT_EQ(next.partition_epoch, 11);
+  // Not allowed: offline, the dead member kept.
+  EXPECT_EQ(on_live_brokers(s, {2, 3}).value().leader, -1);
+  // An offline partition whose in-sync replica is dead gets one later.
+  PartitionState offline{{1, 2, 3}, -1, 5, {1}, 11};
+  EXPECT_FALSE(on_live_brokers(offline, {}, true).has_value());
+  EXPECT_EQ(on_live_brokers(offline, {3}, true).value().leader, 3);
+  EXPECT_EQ(unclean_election(offline, {3}).value().isr, (std::vector<int32_t>{3}));
+  // A live in-sync replica is elected cleanly, even when unclean is allowed.
+  PartitionState two{{1, 2, 3}, 1, 4, {1, 3}, 10};
+  auto clean = on_live_brokers(two, {2, 3}, true).value();
+  EXPECT_EQ(clean.leader, 3);
+  EXPECT_EQ(clean.isr, (std::vector<int32_t>{3}));
+  EXPECT_FALSE(unclean_election(two, {2, 3}).has_value());
+  // A live leader needs no election; no live replica allows none.
+  EXPECT_FALSE(unclean_election(s, {1, 2}).has_value());
+  EXPECT_FALSE(unclean_election(offline, {}).has_value());
+}
+
 TEST(LeaderElection, ASingleReplicaPartitionIsOfflineUntilItsBrokerReturns) {
   PartitionState s{{3}, 3, 0, {3}, 0};
   auto off = on_live_brokers(s, {1, 2}).value();

@@ -8,9 +8,9 @@
 // Unknown names and bad values are errors (kInvalidConfig) whose message
 // names the offending key, value and what is allowed. Some configs change
 // what the broker does now (segments, retention, sizes, timestamps,
-// compression.type, flush.*, durability); those for features still to come
-// (min.insync.replicas, unclean leader election, compaction's) are stored and
-// validated; deprecated ones (message.format.version,
+// compression.type, flush.*, durability, min.insync.replicas, unclean
+// leader election); those for features still to come (compaction's) are
+// stored and validated; deprecated ones (message.format.version,
 // message.downconversion.enable) are accepted and ignored as Kafka 3.x does.
 // Tiered storage's configs are refused: Strata has no tiered storage.
 #pragma once

@@ -246,7 +246,10 @@ Status Broker::join_cluster() {
   STRATA_TRY(election_->campaign(registration_->lease()));
   STRATA_ASSIGN_OR_RETURN(catalog_,
                           coordinator::TopicCatalog::open(store_, *election_, config_.node_id));
-  controller_ = std::make_unique<coordinator::Controller>(*catalog_, *election_);
+  controller_ = std::make_unique<coordinator::Controller>(
+      *catalog_, *election_, [this](const coordinator::TopicInfo& t) {
+        return effective_config(t).unclean_leader_election_enable;
+      });
   controller_client_ = std::make_unique<ControllerClient>(*this, *controller_, control_->io());
   if (auto n = controller_->converge(); !n) spdlog::warn("controller: {}", n.error().to_string());
   registration_->on_keep_alive([this] { after_keep_alive(); });
@@ -337,7 +340,7 @@ void Broker::after_keep_alive() {
 void Broker::schedule_rebalance() {
   control_timers_->schedule(config_.leader_imbalance_check_interval_ms, [this] {
     if (election_->leads()) {
-      if (auto r = controller_->elect_preferred({}); !r) {
+      if (auto r = controller_->elect({}, coordinator::Election::kPreferred); !r) {
         spdlog::warn("preferred leader elections: {}", r.error().to_string());
       }
     }
@@ -345,13 +348,13 @@ void Broker::schedule_rebalance() {
   });
 }
 
-void Broker::elect_preferred(
-    unsigned origin, std::vector<coordinator::PartitionRef> partitions,
-    std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done) {
+void Broker::elect(unsigned origin, std::vector<coordinator::PartitionRef> partitions,
+                   coordinator::Election type,
+                   std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done) {
   at_controller<std::vector<coordinator::ElectionOutcome>>(
       origin,
-      [partitions = std::move(partitions)](coordinator::Controller& c) {
-        return c.elect_preferred(partitions);
+      [partitions = std::move(partitions), type](coordinator::Controller& c) {
+        return c.elect(partitions, type);
       },
       std::move(done));
 }

@@ -122,10 +122,11 @@ class Broker {
   // This broker's node id and whether it is the controller now.
   int32_t node_id() const { return config_.node_id; }
   bool is_controller() const { return snapshot()->controller_id == config_.node_id; }
-  // Preferred leader elections (ElectLeaders); on the control thread, with
-  // `done` on `origin`.
-  void elect_preferred(unsigned origin, std::vector<coordinator::PartitionRef> partitions,
-                       std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done);
+  // Leader elections (ElectLeaders); on the control thread, with `done`
+  // on `origin`.
+  void elect(unsigned origin, std::vector<coordinator::PartitionRef> partitions,
+             coordinator::Election type,
+             std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done);
   // ISR changes this broker's leaders propose (any thread): taken to the
   // controller (ControllerClient).
   void propose_isr(std::vector<replication::IsrProposal> proposals);

@@ -658,10 +658,19 @@ TEST_F(BrokerTest, ElectLeadersAnswersEveryPartitionItWasAskedAbout) {
   auto resp = client_->call<Req, Resp>(all, 2);
   EXPECT_EQ(resp.error_code, 0);
   EXPECT_TRUE(resp.results.empty());
-  // Unclean elections are refused.
+  // An unclean election is for offline partitions: these are led.
   Req unclean = req;
   unclean.election_type = Req::kUnclean;
   resp = client_->call<Req, Resp>(unclean, 1);
+  EXPECT_EQ(resp.error_code, 0);
+  ASSERT_EQ(resp.results.size(), 2u);
+  for (const auto& t : resp.results)
+    for (const auto& p : t.partitions)
+      EXPECT_EQ(p.error_code, t.topic == "elect" && p.partition_id < 2 ? 84 : 3) << t.topic;
+  // An unknown election type is a bad request.
+  Req other = req;
+  other.election_type = 2;
+  resp = client_->call<Req, Resp>(other, 1);
   EXPECT_EQ(resp.error_code, 42);  // INVALID_REQUEST
 }
 

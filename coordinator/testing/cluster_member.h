@@ -31,7 +31,11 @@ struct ClusterMember {
     STRATA_TRY(election.campaign(registration.lease()));
     STRATA_ASSIGN_OR_RETURN(catalog,
                             TopicCatalog::open(store, election, registration.self().node_id));
-    controller = std::make_unique<Controller>(*catalog, election);
+    // A topic's own unclean.leader.election.enable, over a default of false.
+    controller = std::make_unique<Controller>(*catalog, election, [](const TopicInfo& t) {
+      auto it = t.configs.find("unclean.leader.election.enable");
+      return it != t.configs.end() && it->second == "true";
+    });
     return ok_status();
   }
   // Reads the store again and lets the controller (if this member leads) act.

@@ -1,6 +1,7 @@
-// ApiVersions, Metadata and DescribeCluster.
+// ApiVersions, Metadata, DescribeCluster and ElectLeaders.
 #include <algorithm>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "server/broker.h"
@@ -155,44 +156,47 @@ void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
       for (int32_t p : t.partitions)
         wanted.push_back({t.topic, p});
   }
-  if (req.election_type != kafka::ElectLeadersRequest::kPreferred) {
-    // Unclean elections would pick an out-of-sync replica: with no
-    // replication yet there is none to pick, and Strata never does it.
+  bool preferred = req.election_type == kafka::ElectLeadersRequest::kPreferred;
+  if (!preferred && req.election_type != kafka::ElectLeadersRequest::kUnclean) {
     kafka::ElectLeadersResponse resp;
     resp.error_code = kafka::code(ErrorCode::kInvalidRequest);
     for (const auto& ref : wanted)
       resp.results.push_back({ref.topic,
                               {{ref.partition, kafka::code(ErrorCode::kInvalidRequest),
-                                "only preferred elections (type 0) are supported"}}});
+                                fmt::format("unknown election type {} (0: preferred, 1: unclean)",
+                                            static_cast<int>(req.election_type))}}});
     return out.send(resp);
   }
-  ctx.broker.elect_preferred(
-      ctx.shard.id(), wanted, [out](Result<std::vector<coordinator::ElectionOutcome>> r) {
-        kafka::ElectLeadersResponse resp;
-        if (!r) {
-          resp.error_code = kafka::code(kafka::to_error_code(r.error().code()));
-          return out.send(resp);
-        }
-        std::map<std::string, kafka::ElectLeadersResponse::Topic> by_topic;
-        for (const auto& o : *r) {
-          auto& t = by_topic[o.partition.topic];
-          t.topic = o.partition.topic;
-          kafka::ElectLeadersResponse::Partition p;
-          p.partition_id = o.partition.partition;
-          if (!o.result) {
-            auto code = o.result.code();
-            p.error_code =
-                kafka::code(code == Errc::kInvalidArgument ? ErrorCode::kElectionNotNeeded
-                            : code == Errc::kUnavailable   ? ErrorCode::kPreferredLeaderNotAvailable
-                                                           : kafka::to_error_code(code));
-            p.error_message = o.result.error().message();
-          }
-          t.partitions.push_back(std::move(p));
-        }
-        for (auto& [name, t] : by_topic)
-          resp.results.push_back(std::move(t));
-        out.send(resp);
-      });
+  ctx.broker.elect(ctx.shard.id(), wanted,
+                   preferred ? coordinator::Election::kPreferred : coordinator::Election::kUnclean,
+                   [out, preferred](Result<std::vector<coordinator::ElectionOutcome>> r) {
+                     kafka::ElectLeadersResponse resp;
+                     if (!r) {
+                       resp.error_code = kafka::code(kafka::to_error_code(r.error().code()));
+                       return out.send(resp);
+                     }
+                     std::map<std::string, kafka::ElectLeadersResponse::Topic> by_topic;
+                     for (const auto& o : *r) {
+                       auto& t = by_topic[o.partition.topic];
+                       t.topic = o.partition.topic;
+                       kafka::ElectLeadersResponse::Partition p;
+                       p.partition_id = o.partition.partition;
+                       if (!o.result) {
+                         auto code = o.result.code();
+                         auto none = preferred ? ErrorCode::kPreferredLeaderNotAvailable
+                                               : ErrorCode::kEligibleLeadersNotAvailable;
+                         p.error_code = kafka::code(
+                             code == Errc::kInvalidArgument ? ErrorCode::kElectionNotNeeded
+                             : code == Errc::kUnavailable   ? none
+                                                            : kafka::to_error_code(code));
+                         p.error_message = o.result.error().message();
+                       }
+                       t.partitions.push_back(std::move(p));
+                     }
+                     for (auto& [name, t] : by_topic)
+                       resp.results.push_back(std::move(t));
+                     out.send(resp);
+                   });
 }
 
 }  // namespace strata::server::handlers

@@ -12,6 +12,7 @@ std::string_view error_name(ErrorCode e) {
     case ErrorCode::kInvalidFetchSize: return "INVALID_FETCH_SIZE";
     case ErrorCode::kLeaderNotAvailable: return "LEADER_NOT_AVAILABLE";
     case ErrorCode::kPreferredLeaderNotAvailable: return "PREFERRED_LEADER_NOT_AVAILABLE";
+    case ErrorCode::kEligibleLeadersNotAvailable: return "ELIGIBLE_LEADERS_NOT_AVAILABLE";
     case ErrorCode::kElectionNotNeeded: return "ELECTION_NOT_NEEDED";
     case ErrorCode::kNotLeaderOrFollower: return "NOT_LEADER_OR_FOLLOWER";
     case ErrorCode::kRequestTimedOut: return "REQUEST_TIMED_OUT";

@@ -59,6 +59,7 @@ enum class ErrorCode : int16_t {
   kMemberIdRequired = 79,
   kPreferredLeaderNotAvailable = 80,
   kFencedInstanceId = 82,
+  kEligibleLeadersNotAvailable = 83,
   kElectionNotNeeded = 84,
   kInvalidRecord = 87,
   kUnknownTopicId = 100,

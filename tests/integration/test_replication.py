@@ -13,7 +13,9 @@ a leader cut off from its followers that took acks=1 writes alone, then was
 replaced, truncates that suffix on return; a follower whose log ends
 below the leader's log start (DeleteRecords while it was away, to inside
 a batch) empties its log, starts again there and holds the leader's
-batches from there on; after each test every replica's
+batches from there on; with unclean.leader.election.enable an out-of-sync
+replica takes over when every in-sync one is dead (what only they held is
+lost), without it the partition waits for one; after each test every replica's
 log is the same, byte for byte (strata dump-log); a consumer group's
 offsets are intact at once when its coordinator's broker is killed, and its
 member goes on. Outcomes only, never
@@ -461,6 +463,43 @@ class ReplicationTest(ClusterTestCase):
         got = self.assert_every_ack_read_back("diverge", 1, acked)
         self.assertEqual([v for v in alone if v in set(got.values())], [])
         self.assert_replicas_identical("diverge", 1)
+
+    def test_an_unclean_election_only_where_the_topic_allows_it(self):
+        c = self.cluster
+        topics = ("unclean", "offline")
+        create(c.bootstrap, "unclean", assignment=[[1, 2, 3]],
+               configs={"min.insync.replicas": "1", "unclean.leader.election.enable": "true"})
+        create(c.bootstrap, "offline", assignment=[[1, 2, 3]], configs={"min.insync.replicas": "1"})
+        for t in topics:
+            self.wait_isr(t, 1, [1, 2, 3])
+            self.assertIsNone(self.produce_once(c.address(1), t, b"everywhere", acks="all"))
+        # Broker 1 alone in sync takes one more; then it dies too.
+        c.kill(2)
+        c.kill(3)
+        for t in topics:
+            self.wait_isr(t, 1, [1])
+            self.assertIsNone(self.produce_once(c.address(1), t, b"only-on-1", acks="all"))
+        c.kill(1)
+        # Out-of-sync broker 2 returns: it leads where that is allowed ...
+        c.restart(2)
+        self.assertEqual(self.leader("unclean", 0, ask=2), 2)
+        self.assertIn("unclean leader election: unclean-0 is led by out-of-sync replica 2",
+                      c.log(2))
+        # ... decided in the same pass as the other topic, which stays offline.
+        self.assertEqual(partitions(c.address(2), "offline")[0].leader, -1)
+        self.assertIsNone(self.produce_once(c.address(2), "unclean", b"after", acks="all"))
+        c.restart(1)
+        c.restart(3)
+        for t in topics:
+            self.wait_isr(t, 1, [1, 2, 3])
+        # What broker 1 alone held is gone from the unclean topic (broker 1
+        # truncated it to the new leader's log), and kept in the other.
+        read = {t: [r.value for r in read_all(At(c.bootstrap), [TopicPartition(t, 0, 0)],
+                                              timeout=TIMEOUT_S)] for t in topics}
+        self.assertEqual(read["unclean"], [b"everywhere", b"after"])
+        self.assertEqual(read["offline"], [b"everywhere", b"only-on-1"])
+        for t in topics:
+            self.assert_replicas_identical(t, 1)
 
     def batches(self, n, topic, p):
         """Broker n's batches of topic-p (where they sit in its files aside)."""
