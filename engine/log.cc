@@ -173,7 +173,8 @@ void Log::drop_cold_cache() {
     Segment& seg = *it->second;
     if (seg.size > 0 && seg.cache_dropped >= seg.size) break;  // so were the earlier ones
     uint64_t keep = window > after ? window - after : 0;
-    uint64_t cold = std::min(seg.synced_size, seg.size - std::min(seg.size, keep));
+    uint64_t clean = std::max(seg.synced_size, seg.written_back);
+    uint64_t cold = std::min(clean, seg.size - std::min(seg.size, keep));
     bool whole = cold == seg.size && it != segments_.rbegin();
     if (!whole) cold -= cold % kPageSize;
     if (cold > seg.cache_dropped && (whole || cold - seg.cache_dropped >= kCacheDropChunk)) {
@@ -187,6 +188,45 @@ void Log::drop_cold_cache() {
     }
     after += seg.size;
   }
+}
+
+void Log::write_back_cold() {
+  const uint64_t window = options_.cache_window_bytes;
+  if (window == 0 || options_.config.durability == Durability::kFsync) return;
+  // Topics that are not synced with every write keep their bytes dirty
+  // until a roll syncs a segment: without this the cache would grow with
+  // fresh pages (the cold kind, see drop_cold_cache) instead of recycling.
+  uint64_t after = 0;
+  for (auto it = segments_.rbegin(); it != segments_.rend(); ++it) {
+    Segment& seg = *it->second;
+    uint64_t keep = window > after ? window - after : 0;
+    after += seg.size;
+    uint64_t from = std::max(seg.synced_size, seg.written_back);
+    if (seg.size > 0 && from >= seg.size) break;  // so were the earlier ones
+    uint64_t cold = seg.size - std::min(seg.size, keep);
+    bool whole = cold == seg.size && it != segments_.rbegin();
+    if (!whole) cold -= cold % kPageSize;
+    if (seg.writing_back || cold <= from || (!whole && cold - from < kCacheDropChunk)) continue;
+    seg.writing_back = true;
+    ++write_backs_in_flight_;
+    seg.file->write_back(
+        from, cold - from, [this, alive = alive_, keep_alive = it->second, cold](Status st) {
+          keep_alive->writing_back = false;
+          if (!*alive) return;
+          --write_backs_in_flight_;
+          if (st) {
+            keep_alive->written_back = std::max(keep_alive->written_back, cold);
+            drop_cold_cache();
+          } else {
+            // Only a hint: the pages stay cached.
+            spdlog::debug("partition {}: {}", options_.uid, st.error().to_string());
+          }
+          finish_close_if_idle();
+        });
+  }
+  // Clean bytes (synced at a roll, or written back) that moved out of the
+  // window since.
+  drop_cold_cache();
 }
 
 Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallback done) {
@@ -375,6 +415,7 @@ void Log::commit_completed() {
   if (writes_.empty() && failing_) after_failed_writes();
   for (auto& [done, result] : results)
     done(std::move(result));
+  write_back_cold();
   maybe_start_sync();
   finish_close_if_idle();
 }
@@ -614,7 +655,7 @@ void Log::read_done() {
 void Log::finish_close_if_idle() {
   if (!close_done_) return;
   if (!pending_.empty() || !writes_.empty() || sync_in_flight_ || !flush_waiters_.empty() ||
-      reads_in_flight_ > 0 || dispatch_scheduled_) {
+      reads_in_flight_ > 0 || write_backs_in_flight_ > 0 || dispatch_scheduled_) {
     return;
   }
   auto done = std::move(*close_done_);

@@ -238,6 +238,10 @@ class Log {
   // Drops from the page cache the durable bytes more than
   // cache_window_bytes behind the log end.
   void drop_cold_cache();
+  // On topics not synced with every write: writes back (not durably) the
+  // bytes more than cache_window_bytes behind the log end, a chunk at a
+  // time, and drops them from the cache once clean.
+  void write_back_cold();
   void finish_close_if_idle();
   // Advances applied_ over a batch at `position` of `seg`, adding an index
   // entry to `update` when one is due. Returns whether it added one.
@@ -285,6 +289,7 @@ class Log {
   uint64_t fsyncs_ = 0;
 
   size_t reads_in_flight_ = 0;
+  size_t write_backs_in_flight_ = 0;  // their files must stay open: no truncation meanwhile
   bool closing_ = false;
   std::optional<FlushCallback> close_done_;
 

@@ -512,6 +512,46 @@ TEST_F(LogTest, DurableBytesBehindTheCacheWindowLeaveThePageCacheAndStayReadable
   expect_reads_match_model(1 << 20);
 }
 
+TEST_F(LogTest, UnsyncedTopicsWriteBackTheBytesBehindTheCacheWindowAndDropThem) {
+  constexpr uint64_t kWindow = 6 << 20;
+  constexpr uint64_t kChunk = 4 << 20;
+  config_.segment_bytes = 16 << 20;  // the active segment leaves the window too
+  config_.durability = Durability::kReplicated;  // nothing synced but at rolls
+  cache_window_bytes_ = kWindow;
+  ASSERT_TRUE(open_log().ok());
+  bool beyond_synced = false;
+  auto dropped = [&] {
+    uint64_t total = 0;
+    for (Offset base : segment_bases_on_disk()) {
+      uint64_t end = 0;
+      for (const auto& d : fs_.cache_drops(log_dir() / segment_file_name(base))) {
+        EXPECT_EQ(d.pos, end);
+        EXPECT_LE(d.pos + d.len, std::max(d.synced_size, d.written_back))
+            << "only clean bytes (synced or written back) leave the cache";
+        beyond_synced = beyond_synced || d.pos + d.len > d.synced_size;
+        end = d.pos + d.len;
+      }
+      total += end;
+    }
+    return total;
+  };
+  for (int i = 0; i < 220; ++i) {
+    ASSERT_TRUE(append(make_batch(100, 1000, [](int r) { return 1000 + r; })).ok());
+    uint64_t size = log_->size_bytes();
+    uint64_t cold = size > kWindow ? size - kWindow : 0;
+    // The write-backs run in the background; the loop runs out of work
+    // (and the test fails) if none was started.
+    loop_.run_until([&] { return dropped() + kChunk + 4096 >= cold; });
+    EXPECT_LE(dropped(), cold) << "nothing within the window of the end is dropped";
+  }
+  EXPECT_GT(dropped(), uint64_t{10} << 20);
+  EXPECT_TRUE(beyond_synced) << "some bytes left the cache written back, unsynced";
+  // Written back is not durable: a power cut loses what was not synced.
+  EXPECT_LT(fs_.synced_size(log_dir() / segment_file_name(segment_bases_on_disk().back())),
+            log_->segment_for(log_->log_end_offset())->size);
+  expect_reads_match_model(1 << 20);
+}
+
 TEST_F(LogTest, BytesWrittenDuringASyncStayInThePageCacheUntilSynced) {
   config_.segment_bytes = 64 << 20;
   cache_window_bytes_ = 4096;  // everything durable but the last page goes

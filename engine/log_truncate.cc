@@ -11,9 +11,10 @@ namespace strata::engine {
 
 Status Log::require_idle(std::string_view doing) const {
   if (closing_) return Error(Errc::kShutdown, "log is closing");
-  if (!pending_.empty() || !writes_.empty() || sync_in_flight_) {
+  if (!pending_.empty() || !writes_.empty() || sync_in_flight_ || write_backs_in_flight_ > 0) {
     return Error(Errc::kInvalidArgument,
-                 fmt::format("partition {}: cannot {} while appends or a sync are in flight",
+                 fmt::format("partition {}: cannot {} while appends, a sync or a write-back are "
+                             "in flight",
                              options_.uid, doing));
   }
   return ok_status();
@@ -83,6 +84,7 @@ Status Log::truncate_to(Offset offset) {
   }
   seg->size = *cut;
   seg->synced_size = std::min(seg->synced_size, *cut);
+  seg->written_back = std::min(seg->written_back, *cut);
   seg->allocated = std::min(seg->allocated, *cut);
   seg->cache_dropped = std::min(seg->cache_dropped, *cut);
   seg->next_offset = offset;

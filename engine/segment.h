@@ -40,6 +40,11 @@ struct Segment {
   // Bytes from the start whose page-cache pages were dropped (Log's cache
   // window); segments found at open count as dropped: the kernel keeps them.
   uint64_t cache_dropped = 0;
+  // Bytes from the start written back to the disk though not synced
+  // (durability=replicated: clean pages the cache window may drop), and
+  // whether a write-back is in flight.
+  uint64_t written_back = 0;
+  bool writing_back = false;
   Offset next_offset;  // offset after the last committed batch
   // Largest record timestamp of this segment and every earlier one, i.e. the
   // index's max_timestamp_before of the batch after this segment's end.

@@ -47,6 +47,16 @@ class DiskFile final : public File {
     });
   }
 
+  void write_back(uint64_t pos, uint64_t len, SyncDone done) override {
+    STRATA_CHECK(ring_ != nullptr, "asynchronous write_back on {} without a ring", path_.string());
+    unsigned flags =
+        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+    ring_->sync_file_range(fd_, pos, len, flags, [this, done = std::move(done)](int res) {
+      if (res < 0) return done(Error::io(-res, "sync_file_range " + path_.string()));
+      done(ok_status());
+    });
+  }
+
   void sync(SyncDone done) override {
     STRATA_CHECK(ring_ != nullptr, "asynchronous sync on {} without a ring", path_.string());
     auto cb = [this, done = std::move(done)](int res) {

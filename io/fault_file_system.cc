@@ -28,8 +28,23 @@ class FaultFile final : public File {
 
   void drop_cache(uint64_t pos, uint64_t len, SyncDone done) override {
     auto& state = fs_.files_[path().string()];
-    state.cache_drops.push_back({pos, len, state.synced_size});
+    state.cache_drops.push_back({pos, len, state.synced_size, state.written_back});
     base_->drop_cache(pos, len, std::move(done));
+  }
+
+  // Written back is not durable: a power cut still loses it.
+  void write_back(uint64_t pos, uint64_t len, SyncDone done) override {
+    if (auto st = fs_.tick("write_back", path()); !st) {
+      boost::asio::post(fs_.io_, [done = std::move(done), st] { done(st); });
+      return;
+    }
+    base_->write_back(pos, len, [this, end = pos + len, done = std::move(done)](Status st) {
+      if (st) {
+        auto& state = fs_.files_[path().string()];
+        state.written_back = std::max(state.written_back, end);
+      }
+      done(std::move(st));
+    });
   }
 
   void sync(SyncDone done) override {

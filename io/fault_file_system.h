@@ -62,11 +62,13 @@ class FaultFileSystem final : public FileSystem {
   // Bytes of `path` that a power cut would keep (for assertions).
   uint64_t synced_size(const std::filesystem::path& path) const;
 
-  // A drop_cache() call on a file, with what was synced when it was made.
+  // A drop_cache() call on a file, with what was synced and what written
+  // back (write_back) when it was made.
   struct CacheDrop {
     uint64_t pos = 0;
     uint64_t len = 0;
     uint64_t synced_size = 0;
+    uint64_t written_back = 0;
   };
   std::vector<CacheDrop> cache_drops(const std::filesystem::path& path) const;
 
@@ -76,6 +78,7 @@ class FaultFileSystem final : public FileSystem {
     uint64_t synced_size = 0;
     bool entry_durable = false;  // creation covered by a directory sync
     std::vector<CacheDrop> cache_drops;
+    uint64_t written_back = 0;
   };
 
   // Counts one call; returns an error when this call is chosen to fail.

@@ -52,6 +52,11 @@ class File {
   // (POSIX_FADV_DONTNEED): the bytes stay in the file, later reads of them
   // go to the disk. A hint: a failure changes nothing the file holds.
   virtual void drop_cache(uint64_t pos, uint64_t len, SyncDone done) = 0;
+  // Writes the dirty pages of [pos, pos + len) to the disk and waits for
+  // them (sync_file_range, wait before and after): no durability promise
+  // (no metadata, no device cache flush), but the pages are clean after it,
+  // so drop_cache() can evict them. A hint like drop_cache().
+  virtual void write_back(uint64_t pos, uint64_t len, SyncDone done) = 0;
 
   // Blocking counterparts.
   virtual Result<size_t> pread(uint64_t pos, std::span<std::byte> buf) = 0;

@@ -104,6 +104,15 @@ void Ring::fadvise(int fd, uint64_t offset, uint64_t len, int advice, Completion
       std::move(done), Kind::kOther);
 }
 
+void Ring::sync_file_range(int fd, uint64_t offset, uint64_t len, unsigned flags, Completion done) {
+  enqueue(
+      [fd, offset, len, flags](io_uring_sqe* sqe) {
+        io_uring_prep_sync_file_range(sqe, fd, static_cast<unsigned>(len), offset,
+                                      static_cast<int>(flags));
+      },
+      std::move(done), Kind::kOther);
+}
+
 void Ring::enqueue(Prepare prepare, Completion done, Kind kind) {
   if (in_flight_ >= capacity_ || !backlog_.empty()) {
     backlog_.push_back(Pending{std::move(prepare), std::move(done), kind});

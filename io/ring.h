@@ -52,6 +52,7 @@ class Ring {
   void fsync(int fd, Completion done);
   void fallocate(int fd, int mode, uint64_t offset, uint64_t len, Completion done);
   void fadvise(int fd, uint64_t offset, uint64_t len, int advice, Completion done);
+  void sync_file_range(int fd, uint64_t offset, uint64_t len, unsigned flags, Completion done);
 
   // Operations handed to the ring whose completion has not run yet.
   size_t in_flight() const { return in_flight_ + backlog_.size(); }
