@@ -244,6 +244,7 @@ TEST_F(LogEpochsTest, RestartAtEmptiesTheLogToStartBeyondItsEnd) {
   ASSERT_TRUE(log_->restart_at(at).ok());
   EXPECT_EQ(log_->log_start_offset(), at);
   EXPECT_EQ(log_->log_end_offset(), at);
+  EXPECT_EQ(log_->segment_bases(), std::vector<Offset>{at});  // the other empty one is gone
 
   // The leader's batches follow from there, and the log survives a power
   // cut and a clean restart as the new one.
@@ -271,6 +272,28 @@ TEST_F(LogEpochsTest, RestartAtEmptiesTheLogToStartBeyondItsEnd) {
   close_cleanly();
   ASSERT_TRUE(open_log(true).ok());
   check();
+  EXPECT_EQ(log_->segment_bases().front(), at);
+}
+
+TEST_F(LogEpochsTest, AnEmptyLogRestartsAtTheBaseOfASegmentBelowItsStart) {
+  lead(1, 2);  // one segment from 0
+  ASSERT_TRUE(flush().ok());
+  ASSERT_EQ(log_->segment_count(), 1u);
+  // Everything deleted: empty, starting at its end, its one segment at 0.
+  ASSERT_TRUE(log_->advance_start_offset(log_->log_end_offset()).ok());
+  ASSERT_TRUE(log_->restart_at(Offset(0)).ok());
+  EXPECT_EQ(log_->log_start_offset(), Offset(0));
+  EXPECT_EQ(log_->log_end_offset(), Offset(0));
+  EXPECT_EQ(log_->segment_bases(), std::vector<Offset>{Offset(0)});
+  model_.clear();
+  lead(2, 2);
+  ASSERT_TRUE(flush().ok());
+  crash(false);
+  ASSERT_TRUE(fs_.drop_unsynced().ok());
+  ASSERT_TRUE(open_log().ok());
+  expect_reads_match_model(1 << 20);
+  expect_index_agrees();
+  EXPECT_EQ(epochs(), (std::map<int32_t, Offset>{{2, Offset(0)}}));
 }
 
 TEST_F(LogEpochsTest, ARestartStoppedAtAnyStepLeavesASuffixOfTheOldLogOrTheNewOne) {

@@ -126,21 +126,36 @@ Status Log::restart_steps(Offset offset) {
   // drops it (it starts beyond their end). Then the index, so that no entry
   // or epoch of the old log can describe the new one; a crash now rebuilds
   // the old log's from its files. Then the old files, oldest first: what a
-  // crash leaves of them is a log that starts later.
+  // crash leaves of them is a log that starts later. An empty log that
+  // restarts below its end may already have segments above `offset`: they
+  // hold nothing, and go too (recovery drops empty segments beyond the end
+  // and cuts at a batch that does not follow).
   Offset was_start = start_offset_;
   Offset was_end = end_offset_;
+  std::vector<std::shared_ptr<Segment>> old;
+  for (const auto& [base, seg] : segments_)
+    if (base != offset) old.push_back(seg);
   applied_ = index::LogPoint{offset, offset, FilePos(0), index::kNoTimestamp, 0};
-  STRATA_TRY(open_new_segment(offset));
+  if (auto at = segments_.find(offset); at != segments_.end()) {
+    // The log is empty: this segment's records are all below its start.
+    Segment& seg = *at->second;
+    STRATA_TRY(seg.file->truncate(0));
+    seg.size = seg.synced_size = seg.allocated = seg.cache_dropped = seg.written_back = 0;
+    seg.next_offset = offset;
+    seg.max_timestamp_through = index::kNoTimestamp;
+    active_assigned_ = 0;
+  } else {
+    STRATA_TRY(open_new_segment(offset));
+  }
   STRATA_TRY(segments_.at(offset)->file->sync_now());
   STRATA_TRY(dir_handle_->sync_now());
   dir_dirty_ = false;
   STRATA_TRY(options_.index->truncate(options_.uid, Offset(0), applied_));
   epochs_.clear();
   last_entry_.reset();
-  while (segments_.begin()->first != offset) {
-    auto seg = segments_.begin()->second;
-    segments_.erase(segments_.begin());
-    start_offset_ = segments_.begin()->first;
+  for (const auto& seg : old) {
+    segments_.erase(seg->base);
+    start_offset_ = std::min(segments_.begin()->first, end_offset_);
     auto path = seg->file->path();
     seg->file.reset();
     STRATA_TRY(options_.fs->remove(path));
