@@ -165,18 +165,23 @@ constexpr uint64_t kCacheDropChunk = 4 << 20;
 constexpr uint64_t kPageSize = 4096;
 }  // namespace
 
-void Log::drop_cold_cache() {
+Log::ColdEnd Log::cold_end(const Segment& seg, uint64_t limit, uint64_t after, bool active) const {
   const uint64_t window = options_.cache_window_bytes;
-  if (window == 0) return;
+  uint64_t keep = window > after ? window - after : 0;
+  uint64_t end = std::min(limit, seg.size - std::min(seg.size, keep));
+  bool whole = end == seg.size && !active;
+  if (!whole) end -= end % kPageSize;
+  return {end, whole};
+}
+
+void Log::drop_cold_cache() {
+  if (options_.cache_window_bytes == 0) return;
   uint64_t after = 0;  // bytes of the log after the segment being looked at
   for (auto it = segments_.rbegin(); it != segments_.rend(); ++it) {
     Segment& seg = *it->second;
     if (seg.size > 0 && seg.cache_dropped >= seg.size) break;  // so were the earlier ones
-    uint64_t keep = window > after ? window - after : 0;
-    uint64_t clean = std::max(seg.synced_size, seg.written_back);
-    uint64_t cold = std::min(clean, seg.size - std::min(seg.size, keep));
-    bool whole = cold == seg.size && it != segments_.rbegin();
-    if (!whole) cold -= cold % kPageSize;
+    auto [cold, whole] =
+        cold_end(seg, std::max(seg.synced_size, seg.written_back), after, it == segments_.rbegin());
     if (cold > seg.cache_dropped && (whole || cold - seg.cache_dropped >= kCacheDropChunk)) {
       seg.file->drop_cache(seg.cache_dropped, cold - seg.cache_dropped,
                            [uid = options_.uid, keep_alive = it->second](Status st) {
@@ -191,21 +196,17 @@ void Log::drop_cold_cache() {
 }
 
 void Log::write_back_cold() {
-  const uint64_t window = options_.cache_window_bytes;
-  if (window == 0 || options_.config.durability == Durability::kFsync) return;
+  if (options_.cache_window_bytes == 0 || options_.config.durability == Durability::kFsync) return;
   // Topics that are not synced with every write keep their bytes dirty
   // until a roll syncs a segment: without this the cache would grow with
   // fresh pages (the cold kind, see drop_cold_cache) instead of recycling.
   uint64_t after = 0;
   for (auto it = segments_.rbegin(); it != segments_.rend(); ++it) {
     Segment& seg = *it->second;
-    uint64_t keep = window > after ? window - after : 0;
-    after += seg.size;
     uint64_t from = std::max(seg.synced_size, seg.written_back);
     if (seg.size > 0 && from >= seg.size) break;  // so were the earlier ones
-    uint64_t cold = seg.size - std::min(seg.size, keep);
-    bool whole = cold == seg.size && it != segments_.rbegin();
-    if (!whole) cold -= cold % kPageSize;
+    auto [cold, whole] = cold_end(seg, seg.size, after, it == segments_.rbegin());
+    after += seg.size;
     if (seg.writing_back || cold <= from || (!whole && cold - from < kCacheDropChunk)) continue;
     seg.writing_back = true;
     ++write_backs_in_flight_;

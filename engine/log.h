@@ -238,6 +238,14 @@ class Log {
   // Drops from the page cache the durable bytes more than
   // cache_window_bytes behind the log end.
   void drop_cold_cache();
+  // Where the bytes of `seg` more than cache_window_bytes behind the log end
+  // end, at most `limit`, `after` being the bytes of the later segments:
+  // page-aligned unless it is the whole of a closed segment (`whole`).
+  struct ColdEnd {
+    uint64_t end;
+    bool whole;
+  };
+  ColdEnd cold_end(const Segment& seg, uint64_t limit, uint64_t after, bool active) const;
   // On topics not synced with every write: writes back (not durably) the
   // bytes more than cache_window_bytes behind the log end, a chunk at a
   // time, and drops them from the cache once clean.

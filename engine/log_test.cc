@@ -515,7 +515,7 @@ TEST_F(LogTest, DurableBytesBehindTheCacheWindowLeaveThePageCacheAndStayReadable
 TEST_F(LogTest, UnsyncedTopicsWriteBackTheBytesBehindTheCacheWindowAndDropThem) {
   constexpr uint64_t kWindow = 6 << 20;
   constexpr uint64_t kChunk = 4 << 20;
-  config_.segment_bytes = 16 << 20;  // the active segment leaves the window too
+  config_.segment_bytes = 16 << 20;              // the active segment leaves the window too
   config_.durability = Durability::kReplicated;  // nothing synced but at rolls
   cache_window_bytes_ = kWindow;
   ASSERT_TRUE(open_log().ok());

@@ -102,24 +102,27 @@ void Partition::append_from_leader(std::span<const std::byte> records,
   }
 }
 
-void Partition::truncate_to(Offset offset, std::function<void(Status)> done) {
+void Partition::when_idle_as_follower(std::function<Status()> cut,
+                                      std::function<void(Status)> done) {
   if (auto st = require_follower(); !st) return done(st);
   // The log cuts only when idle: let what is in flight land first.
-  log_->flush([this, offset, done = std::move(done)](Status st) {
+  log_->flush([this, cut = std::move(cut), done = std::move(done)](Status st) {
     if (!st) return done(st);
     if (auto r = require_follower(); !r) return done(r);
-    done(log_->truncate_to(offset));
+    done(cut());
   });
 }
 
+void Partition::truncate_to(Offset offset, std::function<void(Status)> done) {
+  when_idle_as_follower([this, offset] { return log_->truncate_to(offset); }, std::move(done));
+}
+
 void Partition::restart_at(Offset offset, std::function<void(Status)> done) {
-  if (auto st = require_follower(); !st) return done(st);
-  log_->flush([this, offset, done = std::move(done)](Status st) {
-    if (!st) return done(st);
-    if (auto r = require_follower(); !r) return done(r);
-    if (offset == log_->log_end_offset()) return done(ok_status());
-    done(log_->restart_at(offset));
-  });
+  when_idle_as_follower(
+      [this, offset] {
+        return offset == log_->log_end_offset() ? ok_status() : log_->restart_at(offset);
+      },
+      std::move(done));
 }
 
 void Partition::set_assignment(const Assignment& a) {

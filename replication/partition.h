@@ -197,6 +197,9 @@ class Partition {
   Status require_leader() const;
   // kInvalidArgument unless this replica follows.
   Status require_follower() const;
+  // Runs `cut` (a truncation of the log) once what is in flight landed, if
+  // this replica still follows; `done` with its result.
+  void when_idle_as_follower(std::function<Status()> cut, std::function<void(Status)> done);
   // Whole batches from `offset`, none at or beyond `limit`.
   void read_below(Offset offset, size_t max_bytes, Offset limit,
                   std::function<void(Result<ReadResult>)> done);

@@ -1,5 +1,7 @@
 #include "server/replica_fetcher.h"
 
+#include <optional>
+
 #include <boost/asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
 
@@ -249,8 +251,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     auto resp = std::make_shared<rpc::Response>(std::move(r).value());
     std::vector<PartitionUid> ok;
     std::vector<int> index;
-    std::vector<PartitionUid> behind;
-    std::vector<Offset> restart;
+    std::vector<std::optional<Offset>> restart;  // where a replica behind the log start restarts
     bool refused = false;
     for (size_t i = 0; i < asked.size(); ++i) {
       const auto& p = resp->fetch().partitions(static_cast<int>(i));
@@ -261,7 +262,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
         // Below the leader's log start (its retention or DeleteRecords ran
         // while this replica was away): what it lacks is gone, so it starts
         // again where the leader's log does.
-        behind.push_back(asked[i]);
+        ok.push_back(asked[i]);
+        index.push_back(static_cast<int>(i));
         restart.push_back(Offset(p.log_start_offset()));
         continue;
       }
@@ -274,11 +276,20 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       }
       ok.push_back(asked[i]);
       index.push_back(static_cast<int>(i));
+      restart.push_back(std::nullopt);
     }
     run_on_owners<Status>(
         broker_, 0, ok,
-        [resp, index](replication::Partition* p, size_t i, std::function<void(Status)> done) {
+        [resp, index, restart](replication::Partition* p, size_t i,
+                               std::function<void(Status)> done) {
           if (p == nullptr) return done(ok_status());
+          if (restart[i]) {
+            spdlog::warn(
+                "replica fetcher: {}-{} ends at {}, below its leader's log start {}: "
+                "emptying it to copy from there",
+                p->topic(), p->id(), p->log().log_end_offset(), *restart[i]);
+            return p->restart_at(*restart[i], std::move(done));
+          }
           const auto& part = resp->fetch().partitions(index[i]);
           std::span<const std::byte> records(
               reinterpret_cast<const std::byte*>(part.records().data()), part.records().size());
@@ -316,30 +327,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
           }
           append();
         },
-        [self = shared_from_this(), ok, refused, behind, restart](std::vector<Status> results) {
-          if (behind.empty()) return self->end_round("appending to", ok, results, refused);
-          self->restart(ok, std::move(results), refused, behind, restart);
-        });
-  }
-
-  void restart(std::vector<PartitionUid> appended, std::vector<Status> appends, bool refused,
-               std::vector<PartitionUid> behind, std::vector<Offset> at) {
-    if (stopped_) return;
-    run_on_owners<Status>(
-        broker_, 0, behind,
-        [at](replication::Partition* p, size_t i, std::function<void(Status)> done) {
-          if (p == nullptr) return done(ok_status());
-          spdlog::warn(
-              "replica fetcher: {}-{} ends at {}, below its leader's log start {}: "
-              "emptying it to copy from there",
-              p->topic(), p->id(), p->log().log_end_offset(), at[i]);
-          p->restart_at(at[i], std::move(done));
-        },
-        [self = shared_from_this(), appended, appends, refused,
-         behind](std::vector<Status> results) mutable {
-          appended.insert(appended.end(), behind.begin(), behind.end());
-          appends.insert(appends.end(), results.begin(), results.end());
-          self->end_round("fetching", appended, appends, refused);
+        [self = shared_from_this(), ok, refused](std::vector<Status> results) {
+          self->end_round("appending to", ok, results, refused);
         });
   }
 
