@@ -244,7 +244,10 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
 
   auto active = segments_.rbegin()->second;
   if (should_roll(*active, batch.size())) {
-    STRATA_TRY(open_new_segment(next_offset_));
+    if (auto st = open_new_segment(next_offset_); !st) {
+      report_storage_error(st.error());
+      return st;
+    }
     active = segments_.rbegin()->second;
     // Sync the closed segment in the background so the recovery point moves
     // past it and a crash never rescans more than the active segment.
@@ -284,6 +287,10 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
   return ok_status();
 }
 
+void Log::report_storage_error(const Error& e) {
+  if (options_.on_storage_error) options_.on_storage_error(e);
+}
+
 void Log::schedule_dispatch() {
   if (dispatch_scheduled_) return;
   dispatch_scheduled_ = true;
@@ -294,8 +301,11 @@ void Log::dispatch() {
   dispatch_scheduled_ = false;
   if (pending_.empty()) return;
   if (failing_) {
-    // Everything queued after a failed write is rolled back with it.
-    after_failed_writes();
+    // Everything queued after a failed write is rolled back with it, once
+    // the writes before it completed (commit_completed does it then): the
+    // rollback cuts the files back, and must not cut under a write that is
+    // still to commit.
+    if (writes_.empty()) after_failed_writes();
     return;
   }
   constexpr size_t kMaxIov = IOV_MAX;
@@ -329,6 +339,7 @@ void Log::on_write_done(const std::shared_ptr<WriteOp>& op, Result<size_t> resul
   }
   if (!result.ok()) {
     spdlog::error("partition {}: {}", options_.uid, result.error().to_string());
+    report_storage_error(result.error());
     op->error = std::move(result).error();
     op->done = true;
     failing_ = true;
@@ -506,6 +517,7 @@ void Log::maybe_start_sync() {
       spdlog::error("partition {}: sync failed, log stops taking writes: {}", options_.uid,
                     state->error->to_string());
       fatal_ = state->error;
+      report_storage_error(*state->error);
       auto waiters = std::move(flush_waiters_);
       flush_waiters_.clear();
       for (auto& w : waiters)

@@ -55,6 +55,10 @@ struct LogOptions {
   // bytes this process wrote are dropped from it, so the log recycles its
   // own pages instead of growing the cache (0: leave it all to the kernel).
   uint64_t cache_window_bytes = 0;
+  // Called on the log's shard when a write, a sync or a new segment of the
+  // log fails (a full or failing disk); the log itself carries on as
+  // documented at each. The owner decides what else the failure means.
+  std::function<void(const Error&)> on_storage_error;
 };
 
 struct AppendOptions {
@@ -216,6 +220,7 @@ class Log {
   };
 
   explicit Log(const LogOptions& options);
+  void report_storage_error(const Error& e);
   Status recover();
   Status load_start_offset();
   Status store_start_offset();

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -40,6 +41,8 @@ class LogManager {
     io::FileSystem* fs = nullptr;  // for the manager's own blocking file operations
     index::IndexStore::Options index;
     uint64_t cache_window_bytes = 0;  // LogOptions::cache_window_bytes of every log
+    // LogOptions::on_storage_error of every log; may run on any shard.
+    std::function<void(const Error&)> on_storage_error;
   };
 
   // Creates the directory if needed and takes its lock: a second process on

@@ -730,10 +730,50 @@ TEST_F(LogTest, AFailedWriteFailsItsAppendsAndTheLogCarriesOn) {
   EXPECT_EQ(a->error().code(), Errc::kLogFailed);
   ASSERT_FALSE(b->ok());
   EXPECT_EQ(log_->log_end_offset(), Offset(2));
+  // The owner heard of the failed write (once: b was only abandoned).
+  ASSERT_EQ(storage_errors_.size(), 1u);
+  EXPECT_NE(storage_errors_[0].find("injected fault on write"), std::string::npos);
   // The failed offsets are given out again.
   auto c = append(make_batch(2, 100, [](int) { return 4; }));
   ASSERT_TRUE(c.ok()) << c.error().to_string();
   EXPECT_EQ(c->base_offset, Offset(2));
+  ASSERT_TRUE(flush().ok());
+  expect_reads_match_model(1 << 20);
+  crash(false);
+  ASSERT_TRUE(open_log().ok());
+  expect_reads_match_model(1 << 20);
+  expect_index_agrees();
+}
+
+// A write fails while an earlier one is still in flight, and more is
+// appended meanwhile: the rollback waits for the earlier write, which
+// commits whole; only what came after the failure is given back.
+TEST_F(LogTest, AFailedWriteRollsBackOnlyOnceTheWritesBeforeItCompleted) {
+  ASSERT_TRUE(open_log().ok());
+  ASSERT_TRUE(append(make_batch(2, 100, [](int) { return 1; })).ok());
+  std::optional<Result<AppendResult>> a, b, c;
+  fs_.hold_writes(true);
+  ASSERT_TRUE(append_async(make_batch(2, 100, [](int) { return 2; }), &a).ok());
+  loop_.run_until([&] { return fs_.held_writes() == 1; });  // written, not completed
+  fs_.hold_writes(false);
+  fs_.fail_nth(1);  // b's write
+  ASSERT_TRUE(append_async(make_batch(2, 100, [](int) { return 3; }), &b).ok());
+  loop_.run_until([&] { return fs_.injected_failures() == 1; });
+  ASSERT_TRUE(append_async(make_batch(2, 100, [](int) { return 4; }), &c).ok());
+  loop_.run_ready();  // c is dispatched while a is still in flight
+  fs_.release_writes();
+  loop_.run_until([&] { return a.has_value() && b.has_value() && c.has_value(); });
+  ASSERT_TRUE(a->ok()) << a->error().to_string();
+  EXPECT_EQ(a->value().base_offset, Offset(2));
+  ASSERT_FALSE(b->ok());
+  EXPECT_EQ(b->error().code(), Errc::kLogFailed);
+  ASSERT_FALSE(c->ok());
+  EXPECT_EQ(c->error().code(), Errc::kLogFailed);
+  EXPECT_EQ(log_->log_end_offset(), Offset(4));
+  // The log takes appends again, after a.
+  auto d = append(make_batch(2, 100, [](int) { return 5; }));
+  ASSERT_TRUE(d.ok()) << d.error().to_string();
+  EXPECT_EQ(d->base_offset, Offset(4));
   ASSERT_TRUE(flush().ok());
   expect_reads_match_model(1 << 20);
   crash(false);
@@ -749,6 +789,8 @@ TEST_F(LogTest, AFailedSyncFailsTheFlushAndStopsWrites) {
   auto st = flush();
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code(), Errc::kIoError);
+  ASSERT_EQ(storage_errors_.size(), 1u);
+  EXPECT_NE(storage_errors_[0].find("injected fault on sync"), std::string::npos);
   auto refused = log_->append(SharedBytes::copy_of(make_batch(1, 1, [](int) { return 1; })), {},
                               [](Result<AppendResult>) {});
   ASSERT_FALSE(refused.ok());

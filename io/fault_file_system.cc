@@ -14,7 +14,10 @@ class FaultFile final : public File {
 
   void write_at(uint64_t pos, std::span<const iovec> iov, IoDone done) override {
     if (auto st = fs_.tick("write", path()); !st) return fail_later(std::move(done), st);
-    base_->write_at(pos, iov, std::move(done));
+    if (!fs_.hold_writes_) return base_->write_at(pos, iov, std::move(done));
+    base_->write_at(pos, iov, [this, done = std::move(done)](Result<size_t> r) mutable {
+      fs_.held_.push_back([done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
+    });
   }
 
   void read_at(uint64_t pos, std::span<std::byte> buf, IoDone done) override {
@@ -182,6 +185,13 @@ Result<std::vector<std::string>> FaultFileSystem::list(const std::filesystem::pa
 
 Result<bool> FaultFileSystem::exists(const std::filesystem::path& path) {
   return base_.exists(path);
+}
+
+void FaultFileSystem::release_writes() {
+  auto held = std::move(held_);
+  held_.clear();
+  for (auto& complete : held)
+    boost::asio::post(io_, std::move(complete));
 }
 
 uint64_t FaultFileSystem::synced_size(const std::filesystem::path& path) const {

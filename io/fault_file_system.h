@@ -10,7 +10,9 @@
 //
 // fail_nth(n) makes the n-th following call (any operation, counted from 1)
 // fail with EIO instead of doing anything; fail_from(n) makes it and every
-// later call fail.
+// later call fail. hold_writes(true) lets writes happen but keeps their
+// completions until release_writes(), so a test can order a write's
+// completion after later events.
 //
 //   FaultFileSystem fs(base);
 //   ... run the engine, keep what it acknowledged as flushed ...
@@ -22,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,6 +59,11 @@ class FaultFileSystem final : public FileSystem {
   void fail_nth(uint64_t n) { fail_at_ = calls_ + n, fail_sticky_ = false; }
   void fail_from(uint64_t n) { fail_at_ = calls_ + n, fail_sticky_ = true; }
   void clear_faults() { fail_at_ = 0; }
+  void hold_writes(bool hold) { hold_writes_ = hold; }
+  // Writes done but not yet completed to their callers (hold_writes).
+  size_t held_writes() const { return held_.size(); }
+  // Completes the held writes (through the io_context, in order).
+  void release_writes();
   uint64_t calls() const { return calls_; }
   uint64_t injected_failures() const { return injected_; }
 
@@ -91,6 +99,8 @@ class FaultFileSystem final : public FileSystem {
   uint64_t calls_ = 0;
   uint64_t fail_at_ = 0;
   bool fail_sticky_ = false;
+  bool hold_writes_ = false;
+  std::vector<std::function<void()>> held_;
   uint64_t injected_ = 0;
 };
 

@@ -50,6 +50,7 @@ class LogFixture : public ::testing::Test {
     o.io = &loop_.io();
     o.clean_start = clean_start;
     o.cache_window_bytes = cache_window_bytes_;
+    o.on_storage_error = [this](const Error& e) { storage_errors_.push_back(e.to_string()); };
     auto log = Log::open(o);
     if (!log) return std::move(log).error();
     log_ = std::move(log).value();
@@ -172,6 +173,8 @@ class LogFixture : public ::testing::Test {
   PartitionUid uid_{7};
   std::unique_ptr<index::IndexStore> index_;
   std::unique_ptr<Log> log_;
+  // What on_storage_error reported, in order.
+  std::vector<std::string> storage_errors_;
   std::map<Offset, ModelBatch> model_;
   int batches_made_ = 0;
 };
