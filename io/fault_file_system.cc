@@ -16,7 +16,8 @@ class FaultFile final : public File {
     if (auto st = fs_.tick("write", path()); !st) return fail_later(std::move(done), st);
     if (!fs_.hold_writes_) return base_->write_at(pos, iov, std::move(done));
     base_->write_at(pos, iov, [this, done = std::move(done)](Result<size_t> r) mutable {
-      fs_.held_.push_back([done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
+      fs_.held_.push_back(
+          [done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
     });
   }
 

@@ -148,12 +148,19 @@ Status Broker::open() {
   STRATA_ASSIGN_OR_RETURN(control_, io::Shard::create(cores));
   control_fs_ = std::make_unique<io::DiskFileSystem>(&control_->ring());
   control_->start();
+  if (!config_.sync_journal_path.empty()) {
+    STRATA_ASSIGN_OR_RETURN(sync_journal_, io::SyncJournal::open(config_.sync_journal_path));
+    spdlog::warn("test hook on: journaling every sync to {}", config_.sync_journal_path);
+  }
 
   engine::LogManager::Options lo;
   lo.data_dir = config_.data_dir;
   lo.clock = &clock();
   lo.fs = control_fs_.get();
   lo.cache_window_bytes = static_cast<uint64_t>(config_.log_cache_window_bytes);
+  lo.on_storage_error = [this](const Error& e) {
+    if (!storage_failed_.exchange(true)) control_->post([this, e] { on_storage_failure(e); });
+  };
   STRATA_ASSIGN_OR_RETURN(logs_, engine::LogManager::open(lo));
   STRATA_TRY(wait_for_store());
   STRATA_ASSIGN_OR_RETURN(broker_configs_, coordinator::BrokerConfigStore::open(store_));
@@ -379,14 +386,46 @@ void Broker::hand_over(unsigned origin, int32_t leaving, std::function<void(Resu
       std::move(done));
 }
 
+size_t Broker::led_here() const {
+  size_t n = 0;
+  for (const auto& [name, t] : snapshot()->topics)
+    for (const auto& st : t->states)
+      n += st.leader == node_id() ? 1 : 0;
+  return n;
+}
+
+void Broker::on_storage_failure(const Error& e) {
+  spdlog::error(
+      "storage failure: {}; this broker stops copying and hands its leaderships to other "
+      "in-sync replicas until it is restarted (what it leads alone answers "
+      "KAFKA_STORAGE_ERROR while writes fail)",
+      e.to_string());
+  if (stopping_ || snapshot()->brokers.size() <= 1 || !controller_client_) return;
+  // As a controlled shutdown, without the shutdown: no more fetching (a
+  // leader seeing this broker fetch would ask for it back in the ISR), then
+  // the controller moves leaderships off it and takes it out of the ISRs.
+  handing_over_ = true;
+  shard(0).post([this] { fetchers_->stop(); });
+  hand_over_after_storage_failure();
+}
+
+void Broker::hand_over_after_storage_failure() {
+  if (stopping_) return;
+  controller_client_->controlled_shutdown([this](Result<int32_t> r) {
+    if (stopping_) return;
+    // The view catches up with the controller's write through the watch;
+    // until it shows no leadership another replica could take, ask again.
+    if (r && led_here() <= static_cast<size_t>(*r)) {
+      spdlog::info("storage failure: leaderships handed over ({} kept: no other replica in sync)",
+                   *r);
+      return;
+    }
+    control_timers_->schedule(kHandOverRetry.count(),
+                              [this] { hand_over_after_storage_failure(); });
+  });
+}
+
 void Broker::controlled_shutdown() {
-  auto led_here = [this] {
-    size_t n = 0;
-    for (const auto& [name, t] : snapshot()->topics)
-      for (const auto& st : t->states)
-        n += st.leader == node_id() ? 1 : 0;
-    return n;
-  };
   if (snapshot()->brokers.size() <= 1 || !controller_client_) return;
   // Stop copying first: a leader seeing this broker fetch would ask for
   // it back in the ISR.
@@ -557,6 +596,9 @@ Status Broker::stop() {
   }
   for (auto& s : shards_)
     s->stop();
+  if (result.ok() && storage_failed_) {
+    result = Error(Errc::kIoError, "the data directory had a storage failure");
+  }
   if (result.ok()) {
     result = logs_->mark_clean_shutdown();
   } else {

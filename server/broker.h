@@ -60,6 +60,8 @@ class Broker {
 
   const BrokerConfig& config() const { return config_; }
   engine::LogManager& logs() { return *logs_; }
+  // The journal of syncs (strata.test.sync.journal), or null when off.
+  io::SyncJournal* sync_journal() { return sync_journal_.get(); }
   coordinator::TopicCatalog& catalog() { return *catalog_; }
   std::shared_ptr<const coordinator::ClusterSnapshot> snapshot() const {
     return catalog_->snapshot();
@@ -160,6 +162,12 @@ class Broker {
   // ISRs, and waits (within shutdown.timeout.ms) until its view shows it
   // leading nothing another in-sync replica could lead.
   void controlled_shutdown();
+  // How many partitions this broker's view says it leads.
+  size_t led_here() const;
+  // A log's storage failed (control thread, once): hand leaderships and ISR
+  // places over as a controlled shutdown does, and keep serving.
+  void on_storage_failure(const Error& e);
+  void hand_over_after_storage_failure();
   // Runs `call` with this broker's Controller on the control thread (an
   // error if it has none yet) and `done` with its result on shard `origin`.
   template <typename T>
@@ -180,6 +188,7 @@ class Broker {
   const Clock& clock_;
   std::unique_ptr<io::Shard> control_;
   std::unique_ptr<io::DiskFileSystem> control_fs_;
+  std::unique_ptr<io::SyncJournal> sync_journal_;
   std::unique_ptr<engine::LogManager> logs_;
   std::unique_ptr<io::AsioTimers> control_timers_;
   std::unique_ptr<coordinator::BrokerRegistration> registration_;
@@ -191,6 +200,8 @@ class Broker {
   std::mutex view_mu_;
   std::condition_variable view_changed_;
   std::atomic<bool> handing_over_{false};  // controlled shutdown: no more fetching
+  // A log's write, sync or new segment failed (on_storage_failure): set once.
+  std::atomic<bool> storage_failed_{false};
   coordinator::WatchHandle watch_;
   std::atomic<int64_t> trusted_until_ms_{0};
   std::atomic<bool> refresh_queued_{false};

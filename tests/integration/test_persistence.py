@@ -1,12 +1,19 @@
 """Persistence across broker restarts: SIGKILL right after acks=all
 produces complete, clean SIGTERM stops, several partitions and several
 restarts on the same data directory. Everything acknowledged must be read
-back in order at the offsets the producer was given."""
+back in order at the offsets the producer was given. And a full disk: the
+broker answers KAFKA_STORAGE_ERROR, keeps running and keeps everything it
+acknowledged; once space is freed it takes writes again, and it restarts
+with all of it."""
+import os
 import random
+import shutil
+import subprocess
+import tempfile
 import time
 import unittest
 
-from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 from confluent_kafka.admin import ConfigResource, ConfigSource
 
 from harness import Broker
@@ -163,3 +170,80 @@ class PersistenceTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def fill(path):
+    """Takes every free byte of the file system holding `path`."""
+    taken = 0
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        for chunk in (1 << 20, 4096):
+            while True:
+                try:
+                    os.posix_fallocate(fd, taken, chunk)
+                    taken += chunk
+                except OSError:
+                    break
+    finally:
+        os.close(fd)
+    return taken
+
+
+class DiskFullTest(unittest.TestCase):
+    """One broker whose data directory is a small tmpfs."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="strata-full-")
+        self.data = os.path.join(self.tmp, "data")
+        os.mkdir(self.data)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", self.data], check=True)
+        self.broker = Broker(data_dir=self.data).start()
+
+    def tearDown(self):
+        self.broker.__exit__(None, None, None)
+        subprocess.run(["umount", self.data], check=False)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def produce(self, messages, conf=None):
+        return produce_all(self.broker, "full", messages, conf)
+
+    def test_a_full_disk_answers_storage_errors_and_loses_nothing_acknowledged(self):
+        create_topic(self.broker, "full", 1)
+        sent, acked = [], []
+
+        def keep(messages, reports):
+            for m, r in zip(messages, reports):
+                if r.error is None:
+                    sent.append(m)
+                    acked.append(r)
+
+        before = [{"value": b"before-%d" % i} for i in range(100)]
+        keep(before, self.produce(before))
+        self.assertEqual(len(acked), 100)
+        filler = os.path.join(self.data, "filler")
+        fill(filler)
+        # Enough to need new pages: each answer is an acknowledgement or
+        # KAFKA_STORAGE_ERROR, never a crash or a hang.
+        full = [{"value": b"full-%d-" % i + b"x" * 1024} for i in range(300)]
+        reports = self.produce(full, {"retries": 0, "linger.ms": 0})
+        keep(full, reports)
+        errors = {r.error.code() for r in reports if r.error is not None}
+        self.assertEqual(errors, {KafkaError.KAFKA_STORAGE_ERROR})
+        self.assertIsNone(self.broker.proc.poll(), "the broker exited")
+        self.assertIn("storage failure", self.broker.log())
+        # Space again: writes go on without a restart.
+        os.remove(filler)
+        after = [{"value": b"after-%d" % i} for i in range(100)]
+        after_reports = self.produce(after)
+        self.assertEqual([r.error for r in after_reports], [None] * 100)
+        keep(after, after_reports)
+        want = expected_records(sent, acked)
+        tps = [TopicPartition("full", 0, OFFSET_BEGINNING)]
+        self.assertEqual(as_tuples(read_all(self.broker, tps)), want)
+        # The offsets given out are exactly those of what was acknowledged.
+        self.assertEqual([w[1] for w in want], list(range(len(want))))
+        # A restart after the failure scans the logs again, and keeps it all.
+        self.assertNotEqual(self.broker.stop(), None)
+        self.assertIn("not marking a clean shutdown", self.broker.log())
+        self.broker.start()
+        self.assertEqual(as_tuples(read_all(self.broker, tps)), want)
