@@ -66,6 +66,7 @@ const std::vector<std::string_view>& static_keys() {
       "shutdown.timeout.ms",
       "strata.stats.interval.ms",
       "strata.log.cache.window.bytes",
+      "strata.test.sync.journal",
       "metadata.store",
       "etcd.endpoints",
       "metadata.startup.timeout.ms",
@@ -166,6 +167,8 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
     STRATA_ASSIGN_OR_RETURN(stats_interval_ms, parse_int<int64_t>(key, value, 0, 3'600'000));
   } else if (key == "strata.log.cache.window.bytes") {
     STRATA_ASSIGN_OR_RETURN(log_cache_window_bytes, parse_int<int64_t>(key, value, 0, INT64_MAX));
+  } else if (key == "strata.test.sync.journal") {
+    sync_journal_path = value;
   } else if (key == "metadata.store") {
     if (value == "embedded") {
       metadata_store = MetadataStoreKind::kEmbedded;
@@ -286,6 +289,8 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  group.max.session.timeout.ms, offsets.retention.minutes,\n"
                  "  offsets.retention.check.interval.ms, strata.stats.interval.ms (per-shard\n"
                  "  disk latency and loop lag lines in the log; 0 = off),\n"
+                 "  strata.test.sync.journal (a test hook: a file journaling every sync,\n"
+                 "  for a fault harness's simulated power cut; empty = off),\n"
                  "  metadata.store (embedded, the default, or etcd), etcd.endpoints\n"
                  "  (host:port,... of the etcd cluster, with metadata.store=etcd),\n"
                  "  metadata.startup.timeout.ms, broker.session.timeout.ms, broker.rack,\n"
@@ -350,6 +355,7 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"offsets.retention.check.interval.ms", std::to_string(offsets_retention_check_interval_ms)},
       {"strata.stats.interval.ms", std::to_string(stats_interval_ms)},
       {"strata.log.cache.window.bytes", std::to_string(log_cache_window_bytes)},
+      {"strata.test.sync.journal", sync_journal_path},
       {"metadata.store", metadata_store == MetadataStoreKind::kEtcd ? "etcd" : "embedded"},
       {"etcd.endpoints", fmt::format("{}", fmt::join(etcd_endpoints, ","))},
       {"metadata.startup.timeout.ms", std::to_string(metadata_startup_timeout_ms)},

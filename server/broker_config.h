@@ -58,6 +58,9 @@ struct BrokerConfig {
   // page cache; older durable bytes the broker wrote are dropped from it
   // (0: leave the page cache to the kernel). See ARCHITECTURE.md.
   int64_t log_cache_window_bytes = 64LL << 20;
+  // Strata's own test hook: where the shards journal their syncs for a fault
+  // harness's power cut (io/sync_journal.h); empty: off.
+  std::string sync_journal_path;
 
   // Where the cluster metadata lives (metadata.store): the embedded store in
   // the data directory (one broker; the default) or etcd, at etcd.endpoints
@@ -105,6 +108,12 @@ struct BrokerConfig {
   // etcd.endpoints); from_args() runs them once everything is set.
   Status validate() const;
 
+  // The address this broker's own connections to other brokers leave from:
+  // its listener's, unless that is a wildcard (then the kernel chooses).
+  std::string source_host() const {
+    bool wildcard = listen_host.empty() || listen_host == "0.0.0.0" || listen_host == "::";
+    return wildcard ? std::string() : listen_host;
+  }
   std::string advertised_host_or_listen() const {
     return advertised_host.empty() ? listen_host : advertised_host;
   }

@@ -10,7 +10,11 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
     : broker_(broker),
       shard_(shard),
       fs_(&shard.ring()),
-      replicas_(broker.logs(), fs_, shard.io()),
+      journaled_fs_(broker.sync_journal() == nullptr
+                        ? nullptr
+                        : std::make_unique<io::SyncJournalFileSystem>(fs_, *broker.sync_journal())),
+      replicas_(broker.logs(), journaled_fs_ ? static_cast<io::FileSystem&>(*journaled_fs_) : fs_,
+                shard.io()),
       timers_(shard.io()) {
   const auto& cfg = broker.config();
   coordinator::GroupConfig gc;

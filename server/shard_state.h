@@ -18,6 +18,7 @@
 #include "io/asio_timers.h"
 #include "io/disk_file_system.h"
 #include "io/shard.h"
+#include "io/sync_journal.h"
 #include "replication/partition_manager.h"
 
 namespace strata::server {
@@ -66,6 +67,8 @@ class ShardState {
   Broker& broker_;
   io::Shard& shard_;
   io::DiskFileSystem fs_;
+  // fs_ with its syncs journaled (strata.test.sync.journal), or null.
+  std::unique_ptr<io::SyncJournalFileSystem> journaled_fs_;
   replication::PartitionManager replicas_;
   std::unique_ptr<boost::asio::steady_timer> offsets_retention_timer_;
   io::AsioTimers timers_;
