@@ -13,15 +13,18 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 std::shared_ptr<RpcClient> RpcClient::create(asio::io_context& io, std::string host, uint16_t port,
-                                             int32_t self, int64_t broker_epoch) {
-  return std::shared_ptr<RpcClient>(new RpcClient(io, std::move(host), port, self, broker_epoch));
+                                             int32_t self, int64_t broker_epoch,
+                                             std::string source) {
+  return std::shared_ptr<RpcClient>(
+      new RpcClient(io, std::move(host), port, self, broker_epoch, std::move(source)));
 }
 
 RpcClient::RpcClient(asio::io_context& io, std::string host, uint16_t port, int32_t self,
-                     int64_t broker_epoch)
+                     int64_t broker_epoch, std::string source)
     : io_(io),
       host_(std::move(host)),
       port_(port),
+      source_(std::move(source)),
       self_(self),
       broker_epoch_(broker_epoch),
       socket_(io) {}
@@ -62,6 +65,15 @@ void RpcClient::connect() {
   auto address = asio::ip::make_address(host_, ec);
   if (ec) return fail_all(Error(Errc::kInvalidArgument, "bad broker address " + host_));
   socket_ = tcp::socket(io_);
+  if (!source_.empty()) {
+    auto local = asio::ip::make_address(source_, ec);
+    if (!ec) socket_.open(address.is_v4() ? tcp::v4() : tcp::v6(), ec);
+    if (!ec) socket_.bind(tcp::endpoint(local, 0), ec);
+    if (ec) {
+      return fail_all(Error(Errc::kUnavailable, fmt::format("binding {} to reach broker {}:{}: {}",
+                                                            source_, host_, port_, ec.message())));
+    }
+  }
   socket_.async_connect(tcp::endpoint(address, port_), [self = shared_from_this(),
                                                         gen](const boost::system::error_code& ec) {
     if (gen != self->generation_) return;

@@ -36,8 +36,12 @@ class RpcClient : public std::enable_shared_from_this<RpcClient> {
  public:
   using Callback = std::function<void(Result<rpc::Response>)>;
 
+  // `source`: the local address connections leave from (the broker's own
+  // listener address, so a packet filter can tell brokers apart on one
+  // host); empty: the kernel's choice.
   static std::shared_ptr<RpcClient> create(boost::asio::io_context& io, std::string host,
-                                           uint16_t port, int32_t self, int64_t broker_epoch);
+                                           uint16_t port, int32_t self, int64_t broker_epoch,
+                                           std::string source = {});
   ~RpcClient();
 
   // Sends `request` (its correlation id and broker fields are filled in).
@@ -47,7 +51,7 @@ class RpcClient : public std::enable_shared_from_this<RpcClient> {
 
  private:
   RpcClient(boost::asio::io_context& io, std::string host, uint16_t port, int32_t self,
-            int64_t broker_epoch);
+            int64_t broker_epoch, std::string source);
   void connect();
   void write_next();
   void read_header();
@@ -62,6 +66,7 @@ class RpcClient : public std::enable_shared_from_this<RpcClient> {
   boost::asio::io_context& io_;
   std::string host_;
   uint16_t port_;
+  std::string source_;
   int32_t self_;
   int64_t broker_epoch_;
   boost::asio::ip::tcp::socket socket_;

@@ -17,6 +17,11 @@
 #   scripts/cluster.sh down        # SIGTERM to every broker, then etcd
 #
 # Extra broker properties: STRATA_BROKER_ARGS="--set num.partitions=6".
+# STRATA_ETCD_PER_BROKER=1: etcd also listens on 127.0.0.(20+N):2379 and
+# broker N reaches it there only, so a packet filter can cut one broker off
+# etcd (the fault harness, tests/fault/). STRATA_SYNC_JOURNAL=1: broker N
+# journals its syncs to $STRATA_CLUSTER_DIR/broker-N.syncs (a test hook for
+# simulated power cuts, tests/fault/power_cut.py).
 # Logs: $STRATA_CLUSTER_DIR/broker-N.log and etcd.log.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -54,11 +59,20 @@ ensure_built() {
   fi
 }
 
+# The etcd endpoint broker `n` uses.
+etcd_of() {
+  if [ -n "${STRATA_ETCD_PER_BROKER:-}" ]; then echo "127.0.0.$((20 + $1)):2379"; else echo "$etcd_endpoint"; fi
+}
+
 start_etcd() {
   pid_alive "$dir/etcd.pid" && return
   mkdir -p "$dir/etcd"
+  local urls="http://$etcd_endpoint" n
+  if [ -n "${STRATA_ETCD_PER_BROKER:-}" ]; then
+    for n in $(seq 1 "$brokers"); do urls="$urls,http://$(etcd_of "$n")"; done
+  fi
   nohup /usr/bin/etcd --name strata --data-dir "$dir/etcd" \
-    --listen-client-urls "http://$etcd_endpoint" --advertise-client-urls "http://$etcd_endpoint" \
+    --listen-client-urls "$urls" --advertise-client-urls "http://$etcd_endpoint" \
     --listen-peer-urls "http://$etcd_host:2380" --initial-advertise-peer-urls "http://$etcd_host:2380" \
     --initial-cluster "strata=http://$etcd_host:2380" --log-level warn --logger zap \
     >>"$dir/etcd.log" 2>&1 &
@@ -70,10 +84,12 @@ start_broker() {
   host=$(host_of "$n")
   pid_alive "$dir/broker-$n.pid" && return
   mkdir -p "$dir/broker-$n"
+  local hook=""
+  [ -n "${STRATA_SYNC_JOURNAL:-}" ] && hook="--set strata.test.sync.journal=$dir/broker-$n.syncs"
   # shellcheck disable=SC2086
   nohup "$broker_bin" --node-id "$n" --data-dir "$dir/broker-$n" --listen "$host:9092" \
-    --set metadata.store=etcd --set "etcd.endpoints=$etcd_endpoint" --set rpc.port=9093 \
-    ${STRATA_BROKER_ARGS:-} >>"$dir/broker-$n.log" 2>&1 &
+    --set metadata.store=etcd --set "etcd.endpoints=$(etcd_of "$n")" --set rpc.port=9093 \
+    $hook ${STRATA_BROKER_ARGS:-} >>"$dir/broker-$n.log" 2>&1 &
   echo $! >"$dir/broker-$n.pid"
 }
 

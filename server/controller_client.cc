@@ -60,7 +60,7 @@ replication::RpcClient& ControllerClient::client_for(const std::string& host, in
     host_ = host;
     port_ = port;
     client_ = replication::RpcClient::create(io_, host, static_cast<uint16_t>(port),
-                                             broker_.node_id(), 0);
+                                             broker_.node_id(), 0, broker_.config().source_host());
   }
   return *client_;
 }

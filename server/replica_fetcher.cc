@@ -52,8 +52,9 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
  public:
   LeaderFetcher(Broker& broker, const Followed& any)
       : broker_(broker), host_(any.host), port_(any.rpc_port), retry_(broker.shard(0).io()) {
-    client_ = replication::RpcClient::create(broker.shard(0).io(), host_,
-                                             static_cast<uint16_t>(port_), broker.node_id(), 0);
+    client_ =
+        replication::RpcClient::create(broker.shard(0).io(), host_, static_cast<uint16_t>(port_),
+                                       broker.node_id(), 0, broker.config().source_host());
   }
 
   bool same_address(const Followed& f) const { return f.host == host_ && f.rpc_port == port_; }

@@ -24,11 +24,13 @@ SCRIPT_TIMEOUT_S = 120
 
 
 class Cluster:
-    def __init__(self, brokers=3, broker_args="--set broker.session.timeout.ms=2000 --cores 1"):
+    def __init__(self, brokers=3, broker_args="--set broker.session.timeout.ms=2000 --cores 1",
+                 env=None):
+        """`env`: more of cluster.sh's settings (STRATA_ETCD_PER_BROKER, ...)."""
         self.brokers = brokers
         self.dir = tempfile.mkdtemp(prefix="strata-cluster-")
         self.env = dict(os.environ, STRATA_CLUSTER_DIR=self.dir, BROKERS=str(brokers),
-                        STRATA_BROKER_ARGS=broker_args)
+                        STRATA_BROKER_ARGS=broker_args, **(env or {}))
         self.bootstrap = None
 
     def run(self, *args):
@@ -66,6 +68,23 @@ class Cluster:
 
     def partition_dir(self, n, topic, partition):
         return os.path.join(self.dir, "broker-%d" % n, "%s-%d" % (topic, partition))
+
+    def running(self, n):
+        """Whether broker n's process is alive (paused counts as alive)."""
+        pid = os.path.join(self.dir, "broker-%d.pid" % n)
+        try:
+            with open(pid) as f:
+                os.kill(int(f.read()), 0)
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def data_dir(self, n):
+        return os.path.join(self.dir, "broker-%d" % n)
+
+    def sync_journal(self, n):
+        """Broker n's journal of syncs (cluster.sh with STRATA_SYNC_JOURNAL=1)."""
+        return os.path.join(self.dir, "broker-%d.syncs" % n)
 
     def kill_etcd(self):
         self.run("kill", "etcd")
