@@ -1,0 +1,157 @@
+"""The fault workload's clients, each a thread recording into a History:
+
+- Producer: acks=all sends of unique values ("p0-17") spread round-robin
+  over the topic's partitions, at a bounded rate, records send, and ack or
+  fail from the delivery report.
+- Reader: assign()s every partition from the log start and polls,
+  recording each message (it never commits).
+- GroupMember: a member of one consumer group subscribed to the topic; it
+  records each assignment and message, and every few polls commits its
+  positions synchronously, recording what the broker accepted.
+
+All are confluent-kafka (librdkafka) clients with their usual retries;
+none of them is told about the faults.
+"""
+import threading
+import time
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
+
+# Long enough that a send outlives any single fault; the run flushes every
+# producer before the final read, so nothing stays in doubt.
+MESSAGE_TIMEOUT_MS = 90000
+
+
+class Producer_:
+    def __init__(self, history, proc, bootstrap, topic, partitions, rate, conf=None):
+        self.history, self.proc, self.topic = history, proc, topic
+        self.partitions, self.interval = partitions, 1.0 / rate
+        c = {"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 2, "log_level": 0,
+             "message.timeout.ms": MESSAGE_TIMEOUT_MS, "retry.backoff.ms": 100,
+             "socket.timeout.ms": 10000, "topic.metadata.refresh.interval.ms": 1000}
+        c.update(conf or {})
+        self.producer = Producer(c)
+        self.sent = 0
+        self.running = True
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def report(self, err, msg):
+        value = msg.value().decode()
+        if err is not None:
+            self.history.record("fail", self.proc, partition=msg.partition(), value=value,
+                                error=str(err))
+        else:
+            self.history.record("ack", self.proc, partition=msg.partition(),
+                                offset=msg.offset(), value=value)
+
+    def run(self):
+        next_send = time.monotonic()
+        while self.running:
+            p = self.sent % self.partitions
+            value = "%s-%d" % (self.proc, self.sent)
+            try:
+                self.producer.produce(self.topic, value=value.encode(), partition=p,
+                                      on_delivery=self.report)
+                self.history.record("send", self.proc, partition=p, value=value)
+                self.sent += 1
+            except BufferError:
+                pass
+            next_send += self.interval
+            self.producer.poll(max(0.0, next_send - time.monotonic()))
+
+    def stop(self, timeout):
+        """Stops sending and waits for every delivery report; returns how
+        many were still unanswered after `timeout` seconds."""
+        self.running = False
+        self.thread.join(timeout)
+        return self.producer.flush(timeout)
+
+
+class _Consuming:
+    """A polling thread around one Consumer."""
+
+    def __init__(self, history, proc, conf):
+        self.history, self.proc = history, proc
+        self.consumer = Consumer(conf)
+        self.positions = {}  # partition -> next offset, from what was polled
+        self.running = True
+        self.errors = []
+
+    def start(self):
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        return self
+
+    def run(self):
+        polls = 0
+        while self.running:
+            msg = self.consumer.poll(0.2)
+            if msg is not None:
+                if msg.error():
+                    self.errors.append(str(msg.error()))
+                else:
+                    self.history.record("poll", self.proc, partition=msg.partition(),
+                                        offset=msg.offset(), value=msg.value().decode())
+                    self.positions[msg.partition()] = msg.offset() + 1
+                    polls += 1
+            self.after_poll(polls)
+        self.consumer.close()
+
+    def after_poll(self, polls):
+        pass
+
+    def stop(self):
+        self.running = False
+        self.thread.join(60)
+
+
+class Reader(_Consuming):
+    def __init__(self, history, proc, bootstrap, topic, partitions):
+        super().__init__(history, proc, {
+            "bootstrap.servers": bootstrap, "group.id": "fault-reader-" + proc, "log_level": 0,
+            "enable.auto.commit": False, "enable.partition.eof": False,
+            # A fetch offset past a new leader's log end must not silently
+            # jump back to the start: it shows as an error (and as unseen).
+            "auto.offset.reset": "error", "socket.timeout.ms": 10000,
+            "topic.metadata.refresh.interval.ms": 1000})
+        tps = [TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)]
+        self.consumer.assign(tps)
+        history.record("assign", proc, partitions=list(range(partitions)))
+
+
+class GroupMember(_Consuming):
+    COMMIT_EVERY = 50  # polls
+
+    def __init__(self, history, proc, bootstrap, topic, group):
+        super().__init__(history, proc, {
+            "bootstrap.servers": bootstrap, "group.id": group, "log_level": 0,
+            "enable.auto.commit": False, "enable.partition.eof": False,
+            "auto.offset.reset": "earliest", "session.timeout.ms": 10000,
+            "heartbeat.interval.ms": 1000, "socket.timeout.ms": 10000,
+            "topic.metadata.refresh.interval.ms": 1000})
+        self.group = group
+        self.assigned = []
+        self.consumer.subscribe([topic], on_assign=self.on_assign, on_revoke=self.on_revoke)
+        self.committed_at = 0
+
+    def on_assign(self, consumer, tps):
+        self.positions = {}
+        self.assigned = sorted(tp.partition for tp in tps)
+        self.history.record("assign", self.proc, partitions=self.assigned)
+
+    def on_revoke(self, consumer, tps):
+        self.assigned = []
+
+    def after_poll(self, polls):
+        if polls - self.committed_at < self.COMMIT_EVERY:
+            return
+        self.committed_at = polls
+        try:
+            done = self.consumer.commit(asynchronous=False)
+        except KafkaException:
+            return  # not committed (rebalance, coordinator moving): nothing recorded
+        for tp in done or []:
+            if tp.error is None and tp.offset >= 0:
+                self.history.record("commit", self.proc, group=self.group,
+                                    partition=tp.partition, offset=tp.offset)
