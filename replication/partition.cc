@@ -1,5 +1,7 @@
 #include "replication/partition.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -158,6 +160,14 @@ void Partition::on_follower_fetch(int32_t replica, Offset fetch_offset, Offset d
   if (role_ != Role::kLeader || !in_sync_) return;
   in_sync_->on_fetch(replica, fetch_offset, durable);
   notify();
+  const auto& isr = in_sync_->isr();
+  if (isr_proposer_ && std::find(isr.begin(), isr.end(), replica) == isr.end()) {
+    // The fetch may have made `replica` caught up: ask for it back now.
+    auto next = in_sync_->proposal();
+    if (next && std::find(next->begin(), next->end(), replica) != next->end()) {
+      if (auto proposal = isr_proposal()) isr_proposer_(std::move(*proposal));
+    }
+  }
 }
 
 void Partition::tick() {

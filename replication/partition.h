@@ -114,6 +114,12 @@ class Partition {
   void set_flush_listener(std::function<void(FlushPolicy::Clock::time_point)> listener) {
     flush_listener_ = std::move(listener);
   }
+  // `proposer` hears an ISR expansion as soon as a follower's fetch shows
+  // it caught up (Kafka expands at the fetch, too); other proposals wait
+  // for the manager's look every second (isr_proposal).
+  void set_isr_proposer(std::function<void(IsrProposal)> proposer) {
+    isr_proposer_ = std::move(proposer);
+  }
   // When flush.ms next asks for a flush; nullopt if it does not.
   std::optional<FlushPolicy::Clock::time_point> flush_deadline() const {
     return flush_policy_.deadline();
@@ -243,6 +249,7 @@ class Partition {
   int64_t proposed_at_ms_ = 0;
   FlushPolicy flush_policy_;
   std::function<void(FlushPolicy::Clock::time_point)> flush_listener_;
+  std::function<void(IsrProposal)> isr_proposer_;
 };
 
 }  // namespace strata::replication

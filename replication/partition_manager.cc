@@ -53,6 +53,9 @@ void PartitionManager::reconcile(const std::vector<ReplicaSpec>& wanted, const H
                                                spec.role, spec.leader_epoch))
                         .first->second;
     placed.set_flush_listener([this](FlushPolicy::Clock::time_point at) { schedule_flush(at); });
+    placed.set_isr_proposer([this](IsrProposal proposal) {
+      if (isr_listener_) isr_listener_({std::move(proposal)});
+    });
     placed.set_assignment(spec.assignment);
     if (hooks.opened) hooks.opened(placed);
   }

@@ -70,7 +70,8 @@ class PartitionManager {
   void start_retention(std::chrono::milliseconds interval);
 
   // Hears, every second, the ISR changes the leaders here want the
-  // controller to make (Partition::isr_proposal).
+  // controller to make (Partition::isr_proposal), and an expansion as soon
+  // as the fetch that justifies it (Partition::set_isr_proposer).
   void set_isr_listener(std::function<void(std::vector<IsrProposal>)> listener) {
     isr_listener_ = std::move(listener);
   }

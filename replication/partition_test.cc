@@ -497,18 +497,49 @@ TEST_F(AcksAllTest, ALaggingFollowerIsProposedForRemovalOnceAndAgainAfterTheRetr
   p.on_follower_fetch(3, Offset(2), Offset(2));
   EXPECT_TRUE(p.isr_proposal().has_value());
   // ...and once accepted there is nothing left to propose, until 2 catches
-  // up: then it is proposed back in.
+  // up: then it is proposed back in, at once.
   p.set_assignment({.self = 1,
                     .replicas = {1, 2, 3},
                     .isr = {1, 3},
                     .partition_epoch = 6,
                     .lag_time_max_ms = 1000});
   EXPECT_FALSE(p.isr_proposal().has_value());
+  // The manager hears it at the fetch itself, not at its next look.
+  std::vector<IsrProposal> heard;
+  replicas_->set_isr_listener([&](std::vector<IsrProposal> proposals) {
+    for (auto& x : proposals)
+      heard.push_back(std::move(x));
+  });
   p.on_follower_fetch(2, Offset(2), Offset(2));
-  proposal = p.isr_proposal();
-  ASSERT_TRUE(proposal.has_value());
-  EXPECT_EQ(proposal->isr, (std::vector<int32_t>{1, 2, 3}));
-  EXPECT_EQ(proposal->partition_epoch, 6);
+  ASSERT_EQ(heard.size(), 1u);
+  EXPECT_EQ(heard[0].isr, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(heard[0].partition_epoch, 6);
+}
+
+TEST_F(AcksAllTest, AFollowerThatCatchesUpIsProposedBackAtTheFetchThatShowsIt) {
+  durability_ = engine::Durability::kReplicated;
+  auto& p = leader({1, 2, 3}, /*lag_ms=*/1000);
+  std::vector<IsrProposal> heard;
+  p.set_isr_proposer([&](IsrProposal proposal) { heard.push_back(std::move(proposal)); });
+  p.set_assignment({.self = 1,
+                    .replicas = {1, 2, 3},
+                    .isr = {1, 3},
+                    .partition_epoch = 6,
+                    .lag_time_max_ms = 1000});
+  ASSERT_TRUE(append(p, {batch(2, "a")}).ok());
+  // A member's fetches, and 2's below the high watermark, say nothing; the
+  // one that reaches it proposes 2 back at once.
+  p.on_follower_fetch(3, Offset(2), Offset(2));
+  p.on_follower_fetch(2, Offset(0), Offset(0));
+  EXPECT_TRUE(heard.empty());
+  p.on_follower_fetch(2, Offset(2), Offset(2));
+  ASSERT_EQ(heard.size(), 1u);
+  EXPECT_EQ(heard[0].isr, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(heard[0].partition_epoch, 6);
+  // In flight: the next fetches do not ask again, nor does the tick.
+  p.on_follower_fetch(2, Offset(2), Offset(2));
+  EXPECT_EQ(heard.size(), 1u);
+  EXPECT_FALSE(p.isr_proposal().has_value());
 }
 
 TEST_F(PartitionTest, AFollowerMovesItsLogStartUpToTheLeadersWithinWhatItHolds) {
