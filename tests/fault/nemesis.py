@@ -32,6 +32,7 @@ import subprocess
 from confluent_kafka.admin import AdminClient
 
 import power_cut
+from harness import fill  # tests/integration, on the path run.py sets
 
 NEMESES = ("kill-leader", "kill-follower", "kill-controller", "kill-random", "pause",
            "partition", "partition-etcd", "one-way", "power-cut", "kill-etcd", "disk-full")
@@ -256,23 +257,6 @@ class Nemesis:
         for n in sorted(self.dead):
             self.restart(n)
 
-
-def fill(path):
-    """Takes every free byte of the file system holding `path` into a file
-    there; returns how many."""
-    taken = 0
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        for chunk in (1 << 20, 4096):
-            while True:
-                try:
-                    os.posix_fallocate(fd, taken, chunk)
-                    taken += chunk
-                except OSError:
-                    break
-    finally:
-        os.close(fd)
-    return taken
 
 
 class SingleBroker:

@@ -99,3 +99,21 @@ class Broker:
             self.kill()
         if not os.environ.get("STRATA_KEEP_TEST_DIRS"):
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def fill(path):
+    """Takes every free byte of the file system holding `path` into a file
+    there (a full disk); returns how many."""
+    taken = 0
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        for chunk in (1 << 20, 4096):
+            while True:
+                try:
+                    os.posix_fallocate(fd, taken, chunk)
+                    taken += chunk
+                except OSError:
+                    break
+    finally:
+        os.close(fd)
+    return taken

@@ -16,7 +16,7 @@ import unittest
 from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 from confluent_kafka.admin import ConfigResource, ConfigSource
 
-from harness import Broker
+from harness import Broker, fill
 from test_confluent import (admin, as_tuples, consumer, create_topic, expected_records, produce_all,
                             read_all, topic_partitions)
 from test_kafka_python import consume_all as kp_consume_all
@@ -168,27 +168,6 @@ class PersistenceTest(unittest.TestCase):
                         cons.close()
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
-def fill(path):
-    """Takes every free byte of the file system holding `path`."""
-    taken = 0
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        for chunk in (1 << 20, 4096):
-            while True:
-                try:
-                    os.posix_fallocate(fd, taken, chunk)
-                    taken += chunk
-                except OSError:
-                    break
-    finally:
-        os.close(fd)
-    return taken
-
-
 class DiskFullTest(unittest.TestCase):
     """One broker whose data directory is a small tmpfs."""
 
@@ -247,3 +226,7 @@ class DiskFullTest(unittest.TestCase):
         self.assertIn("not marking a clean shutdown", self.broker.log())
         self.broker.start()
         self.assertEqual(as_tuples(read_all(self.broker, tps)), want)
+
+
+if __name__ == "__main__":
+    unittest.main()
