@@ -82,6 +82,22 @@ Status BrokerRegistration::register_now() {
   return ok_status();
 }
 
+Status BrokerRegistration::register_at_start(const std::function<void(int64_t ms)>& sleep) {
+  int64_t give_up = -1;
+  for (;;) {
+    auto st = register_now();
+    if (st.ok() || st.error().code() != Errc::kAlreadyExists) return st;
+    int64_t now = clock_.steady_ms();
+    if (give_up < 0) {
+      give_up = now + 2 * options_.session_timeout_ms;
+      spdlog::warn("{}; waiting up to {} ms in case that is an earlier run of this broker",
+                   st.error().message(), give_up - now);
+    }
+    if (now >= give_up) return st;
+    sleep(kRegisterRetryMs);
+  }
+}
+
 void BrokerRegistration::start() {
   running_ = true;
   schedule();

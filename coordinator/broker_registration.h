@@ -52,6 +52,13 @@ class BrokerRegistration {
   // Grants a lease and creates the record under it, unless the key exists
   // (kAlreadyExists, naming the broker that holds it).
   Status register_now();
+  // register_now() at start-up, waiting out the record of an earlier run of
+  // this broker that was killed (its lease not revoked): the store drops it
+  // within the TTL — a TTL after the store itself restarted, at worst. A
+  // refusal that outlasts two TTLs is another live broker with this id.
+  // `sleep(ms)` waits between attempts.
+  Status register_at_start(const std::function<void(int64_t ms)>& sleep);
+  static constexpr int64_t kRegisterRetryMs = 250;
   // Keeps the lease alive every third of the TTL; re-registers (a new
   // epoch) if the store says the lease is gone.
   void start();

@@ -246,7 +246,8 @@ Status Broker::join_cluster() {
   registration_ = std::make_unique<coordinator::BrokerRegistration>(
       store_, clock_, *control_timers_, self,
       coordinator::BrokerRegistration::Options{config_.broker_session_timeout_ms});
-  STRATA_TRY(registration_->register_now());
+  STRATA_TRY(registration_->register_at_start(
+      [](int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }));
   registered_epoch_ = registration_->broker_epoch();
   trusted_until_ms_ = registration_->trusted_until_ms();
   election_ = std::make_unique<coordinator::ControllerElection>(store_, config_.node_id);
@@ -400,7 +401,7 @@ void Broker::on_storage_failure(const Error& e) {
       "in-sync replicas until it is restarted (what it leads alone answers "
       "KAFKA_STORAGE_ERROR while writes fail)",
       e.to_string());
-  if (stopping_ || snapshot()->brokers.size() <= 1 || !controller_client_) return;
+  if (stopping_ || !controller_client_ || !catalog_ || snapshot()->brokers.size() <= 1) return;
   // As a controlled shutdown, without the shutdown: no more fetching (a
   // leader seeing this broker fetch would ask for it back in the ISR), then
   // the controller moves leaderships off it and takes it out of the ISRs.

@@ -211,7 +211,10 @@ class ClusterClientsTest(ClusterTestCase):
         data = os.path.join(c.dir, "intruder")
         r = subprocess.run([os.environ.get("STRATA_BROKER", "strata-broker"), "--node-id", "2",
                             "--data-dir", data, "--listen", "127.0.0.14:9092", "--set",
-                            "metadata.store=etcd", "--set", "etcd.endpoints=127.0.0.10:2379"],
+                            "metadata.store=etcd", "--set", "etcd.endpoints=127.0.0.10:2379",
+                            # It waits two sessions before it gives up: in
+                            # case the holder were its own killed earlier run.
+                            "--set", "broker.session.timeout.ms=2000"],
                            capture_output=True, timeout=TIMEOUT_S)
         out = (r.stdout + r.stderr).decode()
         self.assertEqual(r.returncode, 1, out)
