@@ -288,9 +288,19 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
       State{batches.size(), 0, std::nullopt, std::nullopt, std::move(done)});
   bool acks_all = options.acks_all;
   int64_t timeout_ms = options.timeout_ms;
-  auto finish = [this, state, acks_all, timeout_ms] {
+  LeaderEpoch appended_in = leader_epoch_;
+  auto finish = [this, state, acks_all, timeout_ms, appended_in] {
     if (state->error) return state->done(*state->error);
     if (!acks_all) return state->done(*state->first);
+    if (role_ != Role::kLeader || leader_epoch_ != appended_in) {
+      // Demoted while the batches were being written: the new leader's log
+      // decides whether they stay, and this replica no longer knows the ISR
+      // (it must not take itself for a single replica).
+      return state->done(
+          Error(Errc::kNotLeader, fmt::format("{}-{}: the leadership (epoch {}) ended before the "
+                                              "in-sync replicas acknowledged the batches",
+                                              topic_, id_, appended_in.value())));
+    }
     if (in_sync_) {
       // Several replicas: wait until the ISR holds the batches.
       ack_waiters_.push_back(

@@ -477,6 +477,23 @@ TEST_F(AcksAllTest, LosingTheLeadershipFailsTheWait) {
   EXPECT_EQ(out->error().code(), Errc::kNotLeader);
 }
 
+// Demoted while its write is still in flight: the write completes on a
+// follower, which must not answer as if it were a replica alone (the fault
+// harness found a woken leader acknowledging at offsets its successor had
+// given out).
+TEST_F(AcksAllTest, LosingTheLeadershipWhileTheWriteIsInFlightFailsTheAppend) {
+  durability_ = engine::Durability::kReplicated;
+  min_insync_ = 2;
+  auto& p = leader({1, 2, 3});
+  std::optional<Result<AppendResult>> out;
+  p.append({batch(2, "a")}, {.acks_all = true, .timeout_ms = 30000},
+           [&out](Result<AppendResult> r) { out = std::move(r); });
+  p.become(Role::kFollower, LeaderEpoch(2));
+  loop_.run_until([&] { return out.has_value(); });
+  ASSERT_FALSE(out->ok());
+  EXPECT_EQ(out->error().code(), Errc::kNotLeader);
+}
+
 TEST_F(AcksAllTest, ALaggingFollowerIsProposedForRemovalOnceAndAgainAfterTheRetry) {
   durability_ = engine::Durability::kReplicated;
   auto& p = leader({1, 2, 3}, /*lag_ms=*/1000);
