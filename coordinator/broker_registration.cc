@@ -123,11 +123,17 @@ void BrokerRegistration::schedule() {
   });
 }
 
+void BrokerRegistration::register_again() {
+  if (auto st = register_now(); !st) {
+    spdlog::warn("broker {}: registering again: {}", self_.node_id, st.error().to_string());
+    return;
+  }
+  view_needed_after_ = epoch_;
+}
+
 void BrokerRegistration::keep_alive() {
   if (lease_ == kNoLease) {
-    if (auto st = register_now(); !st) {
-      spdlog::warn("broker {}: registering again: {}", self_.node_id, st.error().to_string());
-    }
+    register_again();
     return;
   }
   int64_t sent = clock_.steady_ms();
@@ -142,9 +148,7 @@ void BrokerRegistration::keep_alive() {
     // a new incarnation.
     spdlog::warn("broker {}: lease {} expired; registering again", self_.node_id, lease_);
     lease_ = kNoLease;
-    if (auto st = register_now(); !st) {
-      spdlog::warn("broker {}: registering again: {}", self_.node_id, st.error().to_string());
-    }
+    register_again();
     return;
   }
   spdlog::warn("broker {}: keep-alive failed: {}", self_.node_id, r.error().to_string());

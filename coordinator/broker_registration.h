@@ -74,8 +74,20 @@ class BrokerRegistration {
   // The longest a lease is trusted after its last renewal was sent.
   int64_t trust_ms() const;
   // The steady time until which the broker may act as a leader (0 while
-  // it is not registered): lease_valid() is steady_ms() < this.
-  int64_t trusted_until_ms() const { return registered() ? renewed_at_ms_ + trust_ms() : 0; }
+  // it is not registered, or after a re-registration until view_read_at):
+  // lease_valid() is steady_ms() < this.
+  int64_t trusted_until_ms() const {
+    return registered() && view_needed_after_ == 0 ? renewed_at_ms_ + trust_ms() : 0;
+  }
+  // The broker read the cluster's state at store revision `revision`. After
+  // a re-registration (a new epoch: the old lease expired, and the
+  // controller may have moved every leadership away while this broker was
+  // paused or cut off) the lease is trusted again only from a view read at
+  // or after the new registration's revision: a leader must not act on the
+  // view from before.
+  void view_read_at(int64_t revision) {
+    if (view_needed_after_ != 0 && revision >= view_needed_after_) view_needed_after_ = 0;
+  }
 
   // `fn` runs after every keep-alive attempt (renewed, failed, or
   // registered again as a new epoch), on the timers' thread.
@@ -83,6 +95,9 @@ class BrokerRegistration {
 
  private:
   void keep_alive();
+  // register_now() after the lease was lost: a new epoch, trusted only
+  // from a view read after it.
+  void register_again();
   void schedule();
 
   MetadataStore& store_;
@@ -92,7 +107,8 @@ class BrokerRegistration {
   Options options_;
   LeaseId lease_ = kNoLease;
   int64_t epoch_ = 0;
-  int64_t renewed_at_ms_ = 0;  // steady time the last successful renewal was sent
+  int64_t renewed_at_ms_ = 0;      // steady time the last successful renewal was sent
+  int64_t view_needed_after_ = 0;  // see view_read_at
   TimerId timer_ = 0;
   bool running_ = false;
   std::function<void()> on_keep_alive_;

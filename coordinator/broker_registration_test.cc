@@ -68,6 +68,40 @@ TEST_F(RegistrationTest, ABrokerRegistersItsListenerAndRackAndASecondWithItsIdIs
   EXPECT_EQ(record(1)->port, 9092);  // the first broker's record is untouched
 }
 
+TEST_F(RegistrationTest, AtStartTheRecordOfAKilledEarlierRunIsWaitedOut) {
+  a_ = make(1, 9092);
+  ASSERT_TRUE(a_->register_now().ok());
+  a_.reset();  // killed: no keep-alives, the lease not revoked
+  b_ = make(1, 9093);
+  int64_t waited = 0;
+  ASSERT_TRUE(b_->register_at_start([&](int64_t ms) {
+                  waited += ms;
+                  pause_brokers_for(ms);
+                }).ok());
+  EXPECT_TRUE(b_->registered());
+  EXPECT_EQ(record(1)->port, 9093);
+  // It took the old lease's expiry (6 s TTL), not the whole two TTLs.
+  EXPECT_GE(waited, 6000);
+  EXPECT_LT(waited, 12000);
+}
+
+TEST_F(RegistrationTest, AtStartALiveBrokerWithTheIdIsRefusedAfterTwoTtls) {
+  a_ = make(1, 9092);
+  ASSERT_TRUE(a_->register_now().ok());
+  a_->start();
+  b_ = make(1, 9093);
+  int64_t waited = 0;
+  auto st = b_->register_at_start([&](int64_t ms) {
+    waited += ms;
+    timers_.advance(ms);  // a keeps renewing its lease
+    store_->tick();
+  });
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), Errc::kAlreadyExists);
+  EXPECT_GE(waited, 12000);
+  EXPECT_EQ(record(1)->port, 9092);
+}
+
 TEST_F(RegistrationTest, KeepAlivesHoldTheRecordAndTheLeaseAsLongAsTheyRun) {
   a_ = make(1, 9092);
   ASSERT_TRUE(a_->register_now().ok());
@@ -84,7 +118,8 @@ TEST_F(RegistrationTest, KeepAlivesHoldTheRecordAndTheLeaseAsLongAsTheyRun) {
   EXPECT_FALSE(record(1).has_value());  // revoked: gone at once, not after the TTL
 }
 
-TEST_F(RegistrationTest, APausedBrokerFencesItselfBeforeItsLeaseExpiresAndReturnsAsANewEpoch) {
+TEST_F(RegistrationTest,
+       APausedBrokerFencesItselfBeforeItsLeaseExpiresAndLeadsAgainOnlyOnAViewAfterItsNewEpoch) {
   a_ = make(1, 9092);
   ASSERT_TRUE(a_->register_now().ok());
   int64_t epoch = a_->broker_epoch();
@@ -101,9 +136,20 @@ TEST_F(RegistrationTest, APausedBrokerFencesItselfBeforeItsLeaseExpiresAndReturn
   EXPECT_FALSE(record(1).has_value());
   // Resumed: the next keep-alive learns the lease is gone and registers again.
   timers_.advance(2000);
-  EXPECT_TRUE(a_->lease_valid());
-  EXPECT_GT(a_->broker_epoch(), epoch);
+  int64_t again = a_->broker_epoch();
+  EXPECT_GT(again, epoch);
   EXPECT_TRUE(record(1).has_value());
+  // Renewed, but the controller may have moved its leaderships while it
+  // slept: it trusts the lease again only on a view read after the new
+  // registration, not on one from before.
+  EXPECT_FALSE(a_->lease_valid());
+  a_->view_read_at(again - 1);
+  EXPECT_FALSE(a_->lease_valid());
+  a_->view_read_at(again);
+  EXPECT_TRUE(a_->lease_valid());
+  // Later renewals keep it.
+  timers_.advance(2000);
+  EXPECT_TRUE(a_->lease_valid());
 }
 
 TEST_F(RegistrationTest, TheOldestCandidateControlsAndADeposedControllerChangesNothing) {

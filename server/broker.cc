@@ -291,6 +291,11 @@ void Broker::refresh() {
   // One read of everything, for the catalog and the dynamic broker configs.
   auto listing = store_.range(std::string(coordinator::kRoot));
   Status st = listing ? catalog_->apply(*listing) : Status(listing.error());
+  if (st && registration_) {
+    // A new incarnation leads again only on a view read after it.
+    registration_->view_read_at(listing->revision);
+    after_keep_alive();
+  }
   if (!st) {
     // The store is unreachable: keep serving from the last view, and read
     // again soon (the watch may have delivered its last news already).
