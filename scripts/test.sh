@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the build needs, builds Strata, and runs the whole test suite:
-# the unit and integration tests under ctest, the same tests again in an
-# AddressSanitizer + UndefinedBehaviorSanitizer build, and bounded runs of
-# the libFuzzer targets.
+# the unit and integration tests under ctest (the fault harness's runs among
+# them), the same tests again in an AddressSanitizer +
+# UndefinedBehaviorSanitizer build, the unit tests in a ThreadSanitizer
+# build, and bounded runs of the libFuzzer targets.
 #
 #   sudo ./scripts/test.sh            # everything
 #   STRATA_SKIP_SANITIZERS=1 ./scripts/test.sh   # the plain build only
@@ -24,6 +25,22 @@ if [ -z "${STRATA_SKIP_SANITIZERS:-}" ]; then
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ASAN_OPTIONS=detect_leaks=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900
+fi
+if [ -z "${STRATA_SKIP_SANITIZERS:-}" ]; then
+  # ThreadSanitizer: the unit tests (threads meet in the shards, the control
+  # thread, the metadata stores and their watches); integration tests run
+  # real brokers built for speed above.
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSTRATA_SANITIZE=thread -DSTRATA_BENCH=OFF
+  cmake --build build-tsan -j"$jobs"
+  # Not yet under it: the tests that run whole brokers in process
+  # (BrokerTest, Replication): TSan reports an invalid mutex, then faults,
+  # inside Asio's service registry when the listener opens — not understood
+  # yet, see RELIABILITY.md; and the load client's librdkafka driver
+  # (KafkaDriverTest), which faults inside the uninstrumented librdkafka.
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp" \
+    ctest --test-dir build-tsan --output-on-failure -j"$jobs" --timeout 900 \
+    -E '^(integration|fault)\.|^(BrokerTest|Replication|KafkaDriverTest)\.'
 fi
 if [ -z "${STRATA_SKIP_FUZZ:-}" ]; then
   # libFuzzer targets (clang): the request decoder of every API and version,

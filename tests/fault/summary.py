@@ -35,7 +35,8 @@ def table(verdicts):
         lines.append([str(v["seed"]), str(sum(v.get("faults", {}).values())),
                       str(v.get("totals", {}).get("acks", 0))]
                      + [str(counts[a]) for a in ANOMALIES]
-                     + ["pass" if v.get("passed") else "FAIL"])
+                     + ["not carried out" if not v.get("carried_out", True)
+                        else "pass" if v.get("passed") else "FAIL"])
     lines.append(["total", str(sum(faults.values())), str(acks)]
                  + [str(totals[a]) for a in ANOMALIES]
                  + ["%d/%d pass" % (sum(1 for v in verdicts if v.get("passed")), len(verdicts))])
