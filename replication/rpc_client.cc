@@ -4,6 +4,7 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "replication/rpc_frame.h"
 
@@ -66,12 +67,19 @@ void RpcClient::connect() {
   if (ec) return fail_all(Error(Errc::kInvalidArgument, "bad broker address " + host_));
   socket_ = tcp::socket(io_);
   if (!source_.empty()) {
-    auto local = asio::ip::make_address(source_, ec);
-    if (!ec) socket_.open(address.is_v4() ? tcp::v4() : tcp::v6(), ec);
-    if (!ec) socket_.bind(tcp::endpoint(local, 0), ec);
-    if (ec) {
-      return fail_all(Error(Errc::kUnavailable, fmt::format("binding {} to reach broker {}:{}: {}",
-                                                            source_, host_, port_, ec.message())));
+    // Best effort: a source that is a host name, of the other address
+    // family, or not bindable leaves the choice to the kernel.
+    boost::system::error_code bind_ec;
+    auto local = asio::ip::make_address(source_, bind_ec);
+    if (!bind_ec && local.is_v4() == address.is_v4()) {
+      socket_.open(address.is_v4() ? tcp::v4() : tcp::v6(), bind_ec);
+      if (!bind_ec) socket_.bind(tcp::endpoint(local, 0), bind_ec);
+      if (bind_ec) {
+        spdlog::warn(
+            "connecting to broker {}:{} from the kernel's choice of address: binding {}: {}", host_,
+            port_, source_, bind_ec.message());
+        socket_ = tcp::socket(io_);
+      }
     }
   }
   socket_.async_connect(tcp::endpoint(address, port_), [self = shared_from_this(),

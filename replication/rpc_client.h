@@ -38,7 +38,8 @@ class RpcClient : public std::enable_shared_from_this<RpcClient> {
 
   // `source`: the local address connections leave from (the broker's own
   // listener address, so a packet filter can tell brokers apart on one
-  // host); empty: the kernel's choice.
+  // host); empty, or not an address of this host and family: the kernel's
+  // choice.
   static std::shared_ptr<RpcClient> create(boost::asio::io_context& io, std::string host,
                                            uint16_t port, int32_t self, int64_t broker_epoch,
                                            std::string source = {});

@@ -406,7 +406,19 @@ void Broker::on_storage_failure(const Error& e) {
       "in-sync replicas until it is restarted (what it leads alone answers "
       "KAFKA_STORAGE_ERROR while writes fail)",
       e.to_string());
-  if (stopping_ || !controller_client_ || !catalog_ || snapshot()->brokers.size() <= 1) return;
+  leave_after_storage_failure();
+}
+
+void Broker::leave_after_storage_failure() {
+  if (stopping_) return;
+  if (!controller_client_ || !catalog_ || snapshot()->brokers.size() <= 1) {
+    // Nobody to hand over to yet (still joining, or the view shows this
+    // broker alone): in a cluster, look again in a second.
+    if (config_.metadata_store == BrokerConfig::MetadataStoreKind::kEtcd && control_timers_) {
+      control_timers_->schedule(1000, [this] { leave_after_storage_failure(); });
+    }
+    return;
+  }
   // As a controlled shutdown, without the shutdown: no more fetching (a
   // leader seeing this broker fetch would ask for it back in the ISR), then
   // the controller moves leaderships off it and takes it out of the ISRs.

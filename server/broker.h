@@ -167,6 +167,7 @@ class Broker {
   // A log's storage failed (control thread, once): hand leaderships and ISR
   // places over as a controlled shutdown does, and keep serving.
   void on_storage_failure(const Error& e);
+  void leave_after_storage_failure();
   void hand_over_after_storage_failure();
   // Runs `call` with this broker's Controller on the control thread (an
   // error if it has none yet) and `done` with its result on shard `origin`.

@@ -32,8 +32,11 @@ def replay(lines):
             continue
         kind, _, rest = line.partition(" ")
         if kind == "open":
+            # A file the journal has not seen counts as durable whole; one
+            # it has seen keeps what it knew (a restart after a plain kill
+            # reopens files whose tails were never synced).
             path, size = rest.rsplit(" ", 1)
-            files[path] = _File(int(size), True)
+            files.setdefault(path, _File(int(size), True))
         elif kind == "create":
             files[rest] = _File(0, False)
         elif kind == "sync":

@@ -144,8 +144,8 @@ def start_servers(args, out):
         finally:
             if keep is None:
                 del os.environ["STRATA_KEEP_TEST_DIRS"]
-        for d in mounts:
-            subprocess.run(["umount", d], check=False)
+            for d in mounts:
+                subprocess.run(["umount", "-l", d], check=False)
         if not keep:
             shutil.rmtree(cluster.dir, ignore_errors=True)
     cluster.down = down
@@ -180,6 +180,7 @@ def run(args):
     servers = start_servers(args, args.out)
     history = History(os.path.join(args.out, "history.jsonl"))
     clients, producers = [], []
+    nemesis = nem.Nemesis(servers, history, rng, TOPIC, args.partitions)
     counts = {}
     unanswered = None
     finished = False  # the final read is in the history
@@ -209,7 +210,6 @@ def run(args):
         wait_until("every partition assigned in the group", lambda: sorted(
             p for m in members for p in m.assigned) == list(range(args.partitions)))
 
-        nemesis = nem.Nemesis(servers, history, rng, TOPIC, args.partitions)
         deadline = time.monotonic() + args.seconds
         # Every kind once, in a seeded order, then seeded choices.
         schedule = rng.sample(kinds, len(kinds))
@@ -243,6 +243,10 @@ def run(args):
     finally:
         for c in clients + producers:
             c.running = False
+        try:
+            nemesis.heal()  # a fault still in force after an error: undone first
+        except Exception as e:  # noqa: BLE001 - best effort, the run failed already
+            print("run.py: healing after an error: %s" % e, file=sys.stderr)
         history.close()
         report = None
         try:
@@ -262,9 +266,11 @@ def run(args):
                 json.dump(verdict, f, indent=1)
             if report is None or not report.passed or not finished:
                 servers.logs_to(args.out)  # failed, or not carried out
-            servers.down()
-            if args.brokers > 1:
-                nem.filters_remove()
+            try:
+                servers.down()
+            finally:
+                if args.brokers > 1:
+                    nem.filters_remove()
     print("faults: %s; producers' sends unanswered at the end: %s" % (
         ", ".join("%s %d" % kv for kv in sorted(counts.items())) or "none", unanswered))
     print(report.summary())

@@ -65,6 +65,12 @@ class PowerCutTest(unittest.TestCase):
         # Removed from the journal's view: left as it is.
         self.assertTrue(os.path.exists(inside))
 
+    def test_reopening_a_file_after_a_plain_kill_does_not_make_its_tail_durable(self):
+        path = self.file("seg.log", b"x" * 100)
+        self.cut("create " + path, "sync %s 40" % path, "dirsync " + self.dir,
+                 "open %s 100" % path)
+        self.assertEqual(os.path.getsize(path), 40)
+
     def test_a_rename_without_a_directory_sync_is_lost(self):
         renamed = self.file("b", b"data")
         self.cut("open %s 4" % os.path.join(self.dir, "a"),

@@ -136,7 +136,15 @@ class GroupMember(_Consuming):
         self.committed_at = 0
 
     def on_assign(self, consumer, tps):
+        # Where the group's commits put this member: a partition it has
+        # nothing new to read on is still known to be read up to there.
         self.positions = {}
+        try:
+            for tp in consumer.committed(tps, timeout=10):
+                if tp.error is None and tp.offset >= 0:
+                    self.positions[tp.partition] = tp.offset
+        except KafkaException:
+            pass  # unknown: the positions come from what it polls
         self.assigned = sorted(tp.partition for tp in tps)
         self.history.record("assign", self.proc, partitions=self.assigned)
 

@@ -22,6 +22,7 @@ import run as fault_run  # noqa: E402
 from history import load  # noqa: E402
 
 
+@unittest.skipUnless(os.geteuid() == 0, "packet filters and tmpfs mounts need root")
 class FaultTest(unittest.TestCase):
 
     def run_faults(self, nemeses, seconds, brokers=3, durability="fsync"):

@@ -168,20 +168,20 @@ class PersistenceTest(unittest.TestCase):
                         cons.close()
 
 
+@unittest.skipUnless(os.geteuid() == 0, "mounting a tmpfs needs root")
 class DiskFullTest(unittest.TestCase):
     """One broker whose data directory is a small tmpfs."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="strata-full-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
         self.data = os.path.join(self.tmp, "data")
         os.mkdir(self.data)
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", self.data], check=True)
-        self.broker = Broker(data_dir=self.data).start()
-
-    def tearDown(self):
-        self.broker.__exit__(None, None, None)
-        subprocess.run(["umount", self.data], check=False)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.addCleanup(subprocess.run, ["umount", "-l", self.data], check=False)
+        self.broker = Broker(data_dir=self.data)
+        self.addCleanup(self.broker.__exit__, None, None, None)
+        self.broker.start()
 
     def produce(self, messages, conf=None):
         return produce_all(self.broker, "full", messages, conf)
