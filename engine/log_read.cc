@@ -40,16 +40,44 @@ void walk_batches(std::shared_ptr<BatchCursor> cursor,
     std::shared_ptr<BatchCursor> cursor;
     std::function<std::optional<Result<R>>(const CursorBatch*)> visit;
     std::function<void(Result<R>)> done;
+    // The cursor answers batches it holds at once, inside next(): those are
+    // taken in this loop rather than by recursion, whose depth would grow
+    // with the batches one read walks (thousands of small ones overflowed
+    // the stack under ASan).
     void step() {
       auto self = this->shared_from_this();
-      cursor->next([self](Result<std::optional<CursorBatch>> next) {
-        if (!next) return self->done(std::move(next).error());
-        const CursorBatch* b = next->has_value() ? &**next : nullptr;
-        std::optional<Result<R>> r = self->visit(b);
-        if (r) return self->done(std::move(*r));
-        STRATA_CHECK(b != nullptr, "visitor continued past the end of the log");
-        self->step();
-      });
+      for (;;) {
+        // 0: next() is running; 1: it answered inside and the walk goes on;
+        // 2: next() returned without an answer, which will come later.
+        auto state = std::make_shared<int>(0);
+        cursor->next([self, state](Result<std::optional<CursorBatch>> next) {
+          if (!self->take(std::move(next))) return;
+          if (*state == 0) {
+            *state = 1;
+          } else {
+            self->step();
+          }
+        });
+        if (*state != 1) {
+          *state = 2;
+          return;
+        }
+      }
+    }
+    // Visits one answer; false once the walk is done.
+    bool take(Result<std::optional<CursorBatch>> next) {
+      if (!next) {
+        done(std::move(next).error());
+        return false;
+      }
+      const CursorBatch* b = next->has_value() ? &**next : nullptr;
+      std::optional<Result<R>> r = visit(b);
+      if (r) {
+        done(std::move(*r));
+        return false;
+      }
+      STRATA_CHECK(b != nullptr, "visitor continued past the end of the log");
+      return true;
     }
   };
   auto w = std::make_shared<Walk>();

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -716,6 +717,41 @@ TEST_F(LogTest, RollsBySegmentAge) {
   clock_.advance_ms(1000);
   ASSERT_TRUE(append(make_batch(1, 10, [](int) { return 1; })).ok());
   EXPECT_EQ(log_->segment_bases(), (std::vector<Offset>{Offset(0), Offset(2)}));
+}
+
+// One read over many small batches the cursor holds in memory: each is
+// answered inside the cursor's next(), and the walk must not recurse once
+// per batch (3,390 batches overflowed the stack of an ASan broker).
+TEST_F(LogTest, AReadOverManySmallBatchesWalksThemWithoutRecursion) {
+  ASSERT_TRUE(open_log().ok());
+  constexpr int kBatches = 40000;
+  std::vector<std::optional<Result<AppendResult>>> results(kBatches);
+  for (int i = 0; i < kBatches; ++i) {
+    ASSERT_TRUE(append_async(make_batch(1, 1, [](int) { return 1; }), &results[i], false).ok());
+    if (i % 1000 == 999) loop_.run_until([&] { return results[i].has_value(); });
+  }
+  loop_.run_until([&] { return results.back().has_value(); });
+  // On a 128 KiB stack, so that a recursion per batch overflows it.
+  std::optional<Result<ReadResult>> r;
+  std::function<void()> body = [&] { r = read(Offset(0), 64 << 20); };
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 128 << 10);
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(
+                &thread, &attr,
+                [](void* f) -> void* {
+                  (*static_cast<std::function<void()>*>(f))();
+                  return nullptr;
+                },
+                &body),
+            0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_TRUE(r->ok()) << r->error().to_string();
+  EXPECT_EQ((*r)->log_end_offset, Offset(kBatches));
+  EXPECT_GT((*r)->bytes, 60000u);  // hundreds of batches in one read
 }
 
 TEST_F(LogTest, AFailedWriteFailsItsAppendsAndTheLogCarriesOn) {
