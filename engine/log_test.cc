@@ -23,6 +23,8 @@ class LogTest : public LogFixture {
     config_.index_interval_bytes = 4096;
   }
 
+  void expect_appends_at_and_a_crash_keeps_them(Offset at);
+
   // Appends `n` batches of random sizes, several per loop turn, with
   // timestamps from `ts`. Returns the offset after the last one.
   Offset append_random(int n, std::mt19937& rng, const std::function<TimestampMs(int)>& ts) {
@@ -754,6 +756,20 @@ TEST_F(LogTest, AReadOverManySmallBatchesWalksThemWithoutRecursion) {
   EXPECT_GT((*r)->bytes, 60000u);  // hundreds of batches in one read
 }
 
+// After a failed write: the next append lands at `at`, and the log as
+// read, and after a crash, is exactly what was acknowledged.
+void LogTest::expect_appends_at_and_a_crash_keeps_them(Offset at) {
+  auto next = append(make_batch(2, 100, [](int) { return 9; }));
+  ASSERT_TRUE(next.ok()) << next.error().to_string();
+  EXPECT_EQ(next->base_offset, at);
+  ASSERT_TRUE(flush().ok());
+  expect_reads_match_model(1 << 20);
+  crash(false);
+  ASSERT_TRUE(open_log().ok());
+  expect_reads_match_model(1 << 20);
+  expect_index_agrees();
+}
+
 TEST_F(LogTest, AFailedWriteFailsItsAppendsAndTheLogCarriesOn) {
   ASSERT_TRUE(open_log().ok());
   ASSERT_TRUE(append(make_batch(2, 100, [](int) { return 1; })).ok());
@@ -770,15 +786,7 @@ TEST_F(LogTest, AFailedWriteFailsItsAppendsAndTheLogCarriesOn) {
   ASSERT_EQ(storage_errors_.size(), 1u);
   EXPECT_NE(storage_errors_[0].find("injected fault on write"), std::string::npos);
   // The failed offsets are given out again.
-  auto c = append(make_batch(2, 100, [](int) { return 4; }));
-  ASSERT_TRUE(c.ok()) << c.error().to_string();
-  EXPECT_EQ(c->base_offset, Offset(2));
-  ASSERT_TRUE(flush().ok());
-  expect_reads_match_model(1 << 20);
-  crash(false);
-  ASSERT_TRUE(open_log().ok());
-  expect_reads_match_model(1 << 20);
-  expect_index_agrees();
+  expect_appends_at_and_a_crash_keeps_them(Offset(2));
 }
 
 // A write fails while an earlier one is still in flight, and more is
@@ -807,15 +815,7 @@ TEST_F(LogTest, AFailedWriteRollsBackOnlyOnceTheWritesBeforeItCompleted) {
   EXPECT_EQ(c->error().code(), Errc::kLogFailed);
   EXPECT_EQ(log_->log_end_offset(), Offset(4));
   // The log takes appends again, after a.
-  auto d = append(make_batch(2, 100, [](int) { return 5; }));
-  ASSERT_TRUE(d.ok()) << d.error().to_string();
-  EXPECT_EQ(d->base_offset, Offset(4));
-  ASSERT_TRUE(flush().ok());
-  expect_reads_match_model(1 << 20);
-  crash(false);
-  ASSERT_TRUE(open_log().ok());
-  expect_reads_match_model(1 << 20);
-  expect_index_agrees();
+  expect_appends_at_and_a_crash_keeps_them(Offset(4));
 }
 
 TEST_F(LogTest, AFailedSyncFailsTheFlushAndStopsWrites) {
