@@ -53,7 +53,36 @@ bool BrokerRegistration::lease_valid() const {
   return clock_.steady_ms() < trusted_until_ms();
 }
 
+bool BrokerRegistration::registered() const {
+  std::lock_guard lock(mu_);
+  return lease_ != kNoLease;
+}
+
+int64_t BrokerRegistration::broker_epoch() const {
+  std::lock_guard lock(mu_);
+  return epoch_;
+}
+
+LeaseId BrokerRegistration::lease() const {
+  std::lock_guard lock(mu_);
+  return lease_;
+}
+
+int64_t BrokerRegistration::trusted_until_ms() const {
+  std::lock_guard lock(mu_);
+  return lease_ != kNoLease && view_needed_after_ == 0 ? renewed_at_ms_ + trust_ms() : 0;
+}
+
+void BrokerRegistration::view_read_at(int64_t revision) {
+  std::lock_guard lock(mu_);
+  if (view_needed_after_ != 0 && revision >= view_needed_after_) view_needed_after_ = 0;
+}
+
 Status BrokerRegistration::register_now() {
+  return register_lease(/*again=*/false);
+}
+
+Status BrokerRegistration::register_lease(bool again) {
   int64_t sent = clock_.steady_ms();
   STRATA_ASSIGN_OR_RETURN(auto lease, store_.grant(options_.session_timeout_ms));
   auto key = broker_key(self_.node_id);
@@ -75,9 +104,13 @@ Status BrokerRegistration::register_now() {
                              "a node.id; it frees {} ms after that broker stops)",
                              self_.node_id, holder, options_.session_timeout_ms));
   }
-  lease_ = lease.id;
-  epoch_ = r->revision;
-  renewed_at_ms_ = sent;
+  {
+    std::lock_guard lock(mu_);
+    lease_ = lease.id;
+    epoch_ = r->revision;
+    renewed_at_ms_ = sent;
+    if (again) view_needed_after_ = epoch_;
+  }
   spdlog::info("broker {} registered (epoch {})", self_.node_id, epoch_);
   return ok_status();
 }
@@ -107,11 +140,15 @@ void BrokerRegistration::stop() {
   running_ = false;
   if (timer_ != 0) timers_.cancel(timer_);
   timer_ = 0;
-  if (lease_ != kNoLease) {
-    if (auto st = store_.revoke(lease_); !st)
+  LeaseId held = kNoLease;
+  {
+    std::lock_guard lock(mu_);
+    std::swap(held, lease_);
+  }
+  if (held != kNoLease) {
+    if (auto st = store_.revoke(held); !st)
       spdlog::warn("broker {}: revoking its lease: {}", self_.node_id, st.error().to_string());
   }
-  lease_ = kNoLease;
 }
 
 void BrokerRegistration::schedule() {
@@ -124,21 +161,22 @@ void BrokerRegistration::schedule() {
 }
 
 void BrokerRegistration::register_again() {
-  if (auto st = register_now(); !st) {
+  if (auto st = register_lease(/*again=*/true); !st) {
     spdlog::warn("broker {}: registering again: {}", self_.node_id, st.error().to_string());
-    return;
   }
-  view_needed_after_ = epoch_;
 }
 
 void BrokerRegistration::keep_alive() {
-  if (lease_ == kNoLease) {
+  // The lease changes only on this thread: it is still `held` below.
+  LeaseId held = lease();
+  if (held == kNoLease) {
     register_again();
     return;
   }
   int64_t sent = clock_.steady_ms();
-  auto r = store_.keep_alive(lease_);
+  auto r = store_.keep_alive(held);
   if (r) {
+    std::lock_guard lock(mu_);
     renewed_at_ms_ = sent;
     return;
   }
@@ -146,8 +184,11 @@ void BrokerRegistration::keep_alive() {
     // The store let the lease go (this broker was cut off or paused): its
     // record is gone and another broker may lead what it led. Register as
     // a new incarnation.
-    spdlog::warn("broker {}: lease {} expired; registering again", self_.node_id, lease_);
-    lease_ = kNoLease;
+    spdlog::warn("broker {}: lease {} expired; registering again", self_.node_id, held);
+    {
+      std::lock_guard lock(mu_);
+      lease_ = kNoLease;
+    }
     register_again();
     return;
   }

@@ -15,12 +15,16 @@
 // out (a keep-alive sent at t renews the lease until at least t + TTL, so
 // the broker trusts it until t + TTL - margin).
 //
-// Thread-safety: one control thread (the one running `timers`); the store
-// calls may block there, never on a shard.
+// Thread-safety: register_at_start, start, stop and the keep-alives run on
+// the thread of `timers` (a broker gives it a thread of its own, so that no
+// other work can delay a renewal past the TTL); the store calls block there,
+// never on a shard. The accessors and view_read_at may be called from any
+// thread: the lease, epoch and renewal time change together under a mutex.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 
 #include "base/clock.h"
@@ -65,9 +69,9 @@ class BrokerRegistration {
   // Stops the keep-alives and revokes the lease (the record goes at once).
   void stop();
 
-  bool registered() const { return lease_ != kNoLease; }
-  int64_t broker_epoch() const { return epoch_; }
-  LeaseId lease() const { return lease_; }
+  bool registered() const;
+  int64_t broker_epoch() const;
+  LeaseId lease() const;
   const BrokerInfo& self() const { return self_; }
   // The lease was renewed recently enough to act as a leader now.
   bool lease_valid() const;
@@ -76,18 +80,14 @@ class BrokerRegistration {
   // The steady time until which the broker may act as a leader (0 while
   // it is not registered, or after a re-registration until view_read_at):
   // lease_valid() is steady_ms() < this.
-  int64_t trusted_until_ms() const {
-    return registered() && view_needed_after_ == 0 ? renewed_at_ms_ + trust_ms() : 0;
-  }
+  int64_t trusted_until_ms() const;
   // The broker read the cluster's state at store revision `revision`. After
   // a re-registration (a new epoch: the old lease expired, and the
   // controller may have moved every leadership away while this broker was
   // paused or cut off) the lease is trusted again only from a view read at
   // or after the new registration's revision: a leader must not act on the
   // view from before.
-  void view_read_at(int64_t revision) {
-    if (view_needed_after_ != 0 && revision >= view_needed_after_) view_needed_after_ = 0;
-  }
+  void view_read_at(int64_t revision);
 
   // `fn` runs after every keep-alive attempt (renewed, failed, or
   // registered again as a new epoch), on the timers' thread.
@@ -98,6 +98,9 @@ class BrokerRegistration {
   // register_now() after the lease was lost: a new epoch, trusted only
   // from a view read after it.
   void register_again();
+  // Grants a lease and creates the record; with `again`, the new epoch is
+  // trusted only from a view read after it.
+  Status register_lease(bool again);
   void schedule();
 
   MetadataStore& store_;
@@ -105,10 +108,11 @@ class BrokerRegistration {
   Timers& timers_;
   BrokerInfo self_;
   Options options_;
-  LeaseId lease_ = kNoLease;
-  int64_t epoch_ = 0;
-  int64_t renewed_at_ms_ = 0;      // steady time the last successful renewal was sent
-  int64_t view_needed_after_ = 0;  // see view_read_at
+  mutable std::mutex mu_;
+  LeaseId lease_ = kNoLease;       // guarded by mu_; written on the timers' thread only
+  int64_t epoch_ = 0;              // guarded by mu_
+  int64_t renewed_at_ms_ = 0;      // guarded by mu_: when the last renewal was sent
+  int64_t view_needed_after_ = 0;  // guarded by mu_: see view_read_at
   TimerId timer_ = 0;
   bool running_ = false;
   std::function<void()> on_keep_alive_;

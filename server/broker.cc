@@ -1,5 +1,6 @@
 #include "server/broker.h"
 
+#include <algorithm>
 #include <future>
 #include <thread>
 
@@ -62,6 +63,7 @@ Broker::~Broker() {
       run_on(*control_, [&] { leave_cluster(); });
       control_->stop();
     }
+    if (session_) session_->stop();
   }
   listener_.reset();
   rpc_.reset();
@@ -148,6 +150,8 @@ Status Broker::open() {
   STRATA_ASSIGN_OR_RETURN(control_, io::Shard::create(cores));
   control_fs_ = std::make_unique<io::DiskFileSystem>(&control_->ring());
   control_->start();
+  STRATA_ASSIGN_OR_RETURN(session_, io::Shard::create(cores + 1, /*ring_entries=*/8));
+  session_->start();
   if (!config_.sync_journal_path.empty()) {
     STRATA_ASSIGN_OR_RETURN(sync_journal_, io::SyncJournal::open(config_.sync_journal_path));
     spdlog::warn("test hook on: journaling every sync to {}", config_.sync_journal_path);
@@ -243,8 +247,9 @@ Status Broker::join_cluster() {
   coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
                                config_.advertised_port_or_listen(), config_.rack,
                                static_cast<int32_t>(rpc_->port())};
+  session_timers_ = std::make_unique<io::AsioTimers>(session_->io());
   registration_ = std::make_unique<coordinator::BrokerRegistration>(
-      store_, clock_, *control_timers_, self,
+      store_, clock_, *session_timers_, self,
       coordinator::BrokerRegistration::Options{config_.broker_session_timeout_ms});
   STRATA_TRY(registration_->register_at_start(
       [](int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }));
@@ -260,8 +265,11 @@ Status Broker::join_cluster() {
       });
   controller_client_ = std::make_unique<ControllerClient>(*this, *controller_, control_->io());
   if (auto n = controller_->converge(); !n) spdlog::warn("controller: {}", n.error().to_string());
-  registration_->on_keep_alive([this] { after_keep_alive(); });
-  registration_->start();
+  registration_->on_keep_alive([this] {
+    update_trust();
+    control_->post([this] { after_keep_alive(); });
+  });
+  run_on(*session_, [&] { registration_->start(); });
   watch_ = store_.watch("/strata/", 0, [this](const auto&) { schedule_refresh(); });
   // What changed before the watch began.
   STRATA_TRY(catalog_->refresh());
@@ -274,8 +282,13 @@ Status Broker::join_cluster() {
 void Broker::leave_cluster() {
   watch_.cancel();
   controller_client_.reset();
-  if (registration_) registration_->stop();
-  registration_.reset();
+  if (registration_) {
+    run_on(*session_, [&] {
+      registration_->stop();
+      registration_.reset();
+      session_timers_.reset();
+    });
+  }
   trusted_until_ms_ = 0;
   control_timers_.reset();
 }
@@ -327,8 +340,14 @@ void Broker::refresh() {
   view_changed_.notify_all();
 }
 
+void Broker::update_trust() {
+  std::lock_guard lock(trust_mu_);
+  trusted_until_ms_ = registration_ ? registration_->trusted_until_ms() : 0;
+}
+
 void Broker::after_keep_alive() {
-  trusted_until_ms_ = registration_->trusted_until_ms();
+  if (!registration_) return;  // left the cluster since this was posted
+  update_trust();
   bool now = may_lead();
   if (now != leading_) {
     leading_ = now;
@@ -373,8 +392,32 @@ void Broker::elect(unsigned origin, std::vector<coordinator::PartitionRef> parti
 }
 
 void Broker::propose_isr(std::vector<replication::IsrProposal> proposals) {
-  control_->post([this, proposals = std::move(proposals)]() mutable {
-    if (controller_client_ && !stopping_) controller_client_->propose(std::move(proposals));
+  // Proposals made while the control thread is busy wait together and go
+  // to the controller as one change (one store transaction), not one each:
+  // a follower catching up on many partitions at once asks for them all.
+  {
+    std::lock_guard lock(proposals_mu_);
+    bool queued = !pending_proposals_.empty();
+    for (auto& p : proposals) {
+      // A later proposal for a partition replaces the waiting one.
+      auto same = std::find_if(
+          pending_proposals_.begin(), pending_proposals_.end(),
+          [&](const auto& q) { return q.partition == p.partition && q.topic == p.topic; });
+      if (same != pending_proposals_.end()) {
+        *same = std::move(p);
+      } else {
+        pending_proposals_.push_back(std::move(p));
+      }
+    }
+    if (queued) return;
+  }
+  control_->post([this] {
+    std::vector<replication::IsrProposal> all;
+    {
+      std::lock_guard lock(proposals_mu_);
+      all.swap(pending_proposals_);
+    }
+    if (controller_client_ && !stopping_) controller_client_->propose(std::move(all));
   });
 }
 
@@ -624,6 +667,7 @@ Status Broker::stop() {
   }
   run_on(*control_, [&] { leave_cluster(); });
   control_->stop();
+  session_->stop();
   stopped_ = true;
   spdlog::info("stopped{}", result.ok() ? " cleanly" : "");
   return result;

@@ -154,6 +154,11 @@ class Broker {
   // After a change in the store: read it, let the controller act, apply it.
   void schedule_refresh();
   void refresh();
+  // trusted_until_ms_ from the registration now (the session thread after
+  // each keep-alive, the control thread after each view read).
+  void update_trust();
+  // After a keep-alive or a view read (control thread): a new incarnation
+  // campaigns again; a change of may_lead() is logged.
   void after_keep_alive();
   void schedule_rebalance();
   void reconcile_all(std::function<void()> done);
@@ -192,6 +197,13 @@ class Broker {
   std::unique_ptr<io::SyncJournal> sync_journal_;
   std::unique_ptr<engine::LogManager> logs_;
   std::unique_ptr<io::AsioTimers> control_timers_;
+  // The session thread: the registration's keep-alives and nothing else, so
+  // that however long the control thread works (a controller applying a
+  // storm of ISR changes, a slow store) the lease is renewed on time.
+  std::unique_ptr<io::Shard> session_;
+  std::unique_ptr<io::AsioTimers> session_timers_;  // session thread
+  // Created on the control thread before the keep-alives start, reset on the
+  // session thread after they stopped (leave_cluster).
   std::unique_ptr<coordinator::BrokerRegistration> registration_;
   std::unique_ptr<coordinator::ControllerElection> election_;
   std::unique_ptr<coordinator::TopicCatalog> catalog_;
@@ -204,6 +216,10 @@ class Broker {
   // A log's write, sync or new segment failed (on_storage_failure): set once.
   std::atomic<bool> storage_failed_{false};
   coordinator::WatchHandle watch_;
+  // ISR proposals waiting for the control thread (propose_isr).
+  std::mutex proposals_mu_;
+  std::vector<replication::IsrProposal> pending_proposals_;
+  std::mutex trust_mu_;  // orders the writers of trusted_until_ms_ (update_trust)
   std::atomic<int64_t> trusted_until_ms_{0};
   std::atomic<bool> refresh_queued_{false};
   int64_t registered_epoch_ = 0;  // control thread
