@@ -13,18 +13,28 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each stage's start, with the minutes since the suite began (the suite has
+# a 45-minute budget on two cores).
+began=$SECONDS
+stage() { echo "== test.sh: $* (at $(((SECONDS - began) / 60)) min)"; }
+
+stage "installing what the build and the tests need"
 ./scripts/setup.sh --tests
 
 jobs=${STRATA_JOBS:-2}
 
+stage "the plain build"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$jobs"
+stage "its tests"
 ctest --test-dir build --output-on-failure -j"$jobs" --timeout 600
 
 if [ -z "${STRATA_SKIP_SANITIZERS:-}" ]; then
+  stage "the AddressSanitizer + UndefinedBehaviorSanitizer build"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DSTRATA_SANITIZE=address,undefined -DSTRATA_BENCH=OFF
   cmake --build build-asan -j"$jobs"
+  stage "its tests"
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ASAN_OPTIONS=detect_leaks=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900
@@ -33,9 +43,11 @@ if [ -n "${STRATA_TSAN:-}" ]; then
   # ThreadSanitizer: the unit tests (threads meet in the shards, the control
   # thread, the metadata stores and their watches); integration tests run
   # real brokers built for speed above.
+  stage "the ThreadSanitizer build"
   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSTRATA_SANITIZE=thread -DSTRATA_BENCH=OFF
   cmake --build build-tsan -j"$jobs"
+  stage "its unit tests"
   # Not yet under it: the tests that run whole brokers in process
   # (BrokerTest, Replication): TSan reports an invalid mutex, then faults,
   # inside Asio's service registry when the listener opens — not understood
@@ -48,9 +60,11 @@ fi
 if [ -z "${STRATA_SKIP_FUZZ:-}" ]; then
   # libFuzzer targets (clang): the request decoder of every API and version,
   # and the RecordBatch parser, each for a bounded time.
+  stage "the fuzz targets"
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSTRATA_FUZZ=ON
   cmake --build build-fuzz -j"$jobs"
   ctest --test-dir build-fuzz --output-on-failure -j"$jobs"
 fi
+stage "done"
 echo "all tests passed"

@@ -10,7 +10,7 @@ namespace {
 
 namespace rpc = replication::rpc;
 
-constexpr int64_t kCallTimeoutMs = 5000;
+constexpr int64_t kControllerCallTimeoutMs = 5000;
 
 void log_refusal(const coordinator::IsrChange& c, const std::string& why) {
   spdlog::info("ISR [{}] for {}-{} not accepted: {}", fmt::join(c.request.isr, ","),
@@ -95,7 +95,7 @@ void ControllerClient::propose(std::vector<replication::IsrProposal> proposals) 
       o->add_isr(r);
   }
   client_for(controller->host, controller->rpc_port)
-      .call(std::move(req), kCallTimeoutMs, [wanted](Result<rpc::Response> r) {
+      .call(std::move(req), kControllerCallTimeoutMs, [wanted](Result<rpc::Response> r) {
         if (auto st = call_status(r); !st) {
           spdlog::info("ISR changes not made: {}", st.error().to_string());
           return;
@@ -123,7 +123,7 @@ void ControllerClient::controlled_shutdown(std::function<void(Result<int32_t>)> 
   rpc::Request req;
   req.mutable_controlled_shutdown();
   client_for(controller->host, controller->rpc_port)
-      .call(std::move(req), kCallTimeoutMs, [done](Result<rpc::Response> r) {
+      .call(std::move(req), kControllerCallTimeoutMs, [done](Result<rpc::Response> r) {
         if (auto st = call_status(r); !st) return done(st.error());
         done(r->controlled_shutdown().remaining());
       });

@@ -33,8 +33,8 @@ std::vector<Followed> followed_partitions(const coordinator::ClusterSnapshot& sn
 }
 
 namespace {
-constexpr int64_t kCallTimeoutMs = 35000;  // above the long poll
-constexpr int32_t kMaxWaitMs = 500;
+constexpr int64_t kFetchCallTimeoutMs = 35000;  // above the long poll
+constexpr int32_t kFetchMaxWaitMs = 500;
 constexpr int64_t kRetryMs = 500;
 
 // What a follower replica holds, read on its shard.
@@ -168,7 +168,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       busy_ = false;
       return step();
     }
-    client_->call(std::move(req), kCallTimeoutMs,
+    client_->call(std::move(req), kFetchCallTimeoutMs,
                   [self = shared_from_this(), asked, positions](Result<rpc::Response> r) {
                     self->on_epoch_ends(asked, positions, std::move(r));
                   });
@@ -216,7 +216,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
 
   void fetch(std::vector<PartitionUid> uids, std::vector<Position> at) {
     rpc::Request req;
-    req.mutable_fetch()->set_max_wait_ms(kMaxWaitMs);
+    req.mutable_fetch()->set_max_wait_ms(kFetchMaxWaitMs);
     std::vector<PartitionUid> asked;
     std::vector<Offset> from;
     for (size_t i = 0; i < uids.size(); ++i) {
@@ -235,7 +235,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       busy_ = false;
       return later();  // the replicas are not open yet
     }
-    client_->call(std::move(req), kCallTimeoutMs,
+    client_->call(std::move(req), kFetchCallTimeoutMs,
                   [self = shared_from_this(), asked, from](Result<rpc::Response> r) {
                     self->on_fetch(asked, from, std::move(r));
                   });

@@ -22,7 +22,7 @@ namespace rpc = replication::rpc;
 using kafka::ErrorCode;
 using replication::Partition;
 
-constexpr int32_t kMaxWaitMs = 30000;
+constexpr int32_t kLongestFetchWaitMs = 30000;
 constexpr int32_t kDefaultPartitionBytes = 1 << 20;
 
 // One follower connection: frames in, answers out in completion order.
@@ -179,7 +179,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       offsets_.push_back(Offset(in[i].fetch_offset()));
       durables_.push_back(Offset(in[i].durable_offset()));
     }
-    int32_t wait = std::clamp(req_.fetch().max_wait_ms(), 0, kMaxWaitMs);
+    int32_t wait = std::clamp(req_.fetch().max_wait_ms(), 0, kLongestFetchWaitMs);
     deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait);
     attempt();
   }

@@ -218,7 +218,7 @@ Status require_exists(const std::string& group, const Description& d,
   return ok_status();
 }
 
-Status describe(const Globals& g, const std::string& group) {
+Status describe_group(const Globals& g, const std::string& group) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_TRY(k->metadata());
   STRATA_ASSIGN_OR_RETURN(auto d, describe_group(*k, group));
@@ -384,7 +384,7 @@ Status reset(const Globals& g, const ResetOptions& o) {
   return ok_status();
 }
 
-Status remove(const Globals& g, const std::vector<std::string>& groups) {
+Status remove_groups(const Globals& g, const std::vector<std::string>& groups) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_TRY(k->metadata());
   STRATA_ASSIGN_OR_RETURN(auto results, k->delete_groups(groups));
@@ -408,7 +408,7 @@ void add_group_commands(CLI::App& app, Globals& g, Action& action) {
   auto dname = std::make_shared<std::string>();
   auto* d = grp->add_subcommand("describe", "Members, assignments, committed offsets and lag");
   d->add_option("group", *dname, "Group id")->required();
-  d->callback([&, dname] { action = [&g, dname] { return describe(g, *dname); }; });
+  d->callback([&, dname] { action = [&g, dname] { return describe_group(g, *dname); }; });
 
   auto lname = std::make_shared<std::string>();
   auto* l = grp->add_subcommand("lag", "Committed offset, end offset and lag per partition");
@@ -434,7 +434,7 @@ void add_group_commands(CLI::App& app, Globals& g, Action& action) {
   auto names = std::make_shared<std::vector<std::string>>();
   auto* del = grp->add_subcommand("delete", "Delete groups (they must have no members)");
   del->add_option("groups", *names, "Group ids")->required();
-  del->callback([&, names] { action = [&g, names] { return remove(g, *names); }; });
+  del->callback([&, names] { action = [&g, names] { return remove_groups(g, *names); }; });
 }
 
 }  // namespace strata::tools

@@ -98,7 +98,7 @@ Status list(const Globals& g, bool all) {
   return ok_status();
 }
 
-Status describe(const Globals& g, const std::string& name) {
+Status describe_topic(const Globals& g, const std::string& name) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_ASSIGN_OR_RETURN(auto topic, k->topic(name));
   STRATA_ASSIGN_OR_RETURN(auto configs, describe_configs(*k, name));
@@ -202,7 +202,7 @@ Status alter(const Globals& g, const std::string& name, int partitions,
   return ok_status();
 }
 
-Status remove(const Globals& g, const std::vector<std::string>& names) {
+Status remove_topics(const Globals& g, const std::vector<std::string>& names) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_ASSIGN_OR_RETURN(auto results, k->delete_topics(names));
   if (!g.json) {
@@ -247,7 +247,7 @@ void add_topic_commands(CLI::App& app, Globals& g, Action& action) {
       "describe", "Partitions (leaders, replicas, ISR, start and end offsets) and configs");
   auto dname = std::make_shared<std::string>();
   d->add_option("name", *dname, "Topic name")->required();
-  d->callback([&, dname] { action = [&g, dname] { return describe(g, *dname); }; });
+  d->callback([&, dname] { action = [&g, dname] { return describe_topic(g, *dname); }; });
 
   auto* a = topic->add_subcommand("alter", "Add partitions, set or remove configs");
   auto aname = std::make_shared<std::string>();
@@ -266,7 +266,7 @@ void add_topic_commands(CLI::App& app, Globals& g, Action& action) {
   auto* r = topic->add_subcommand("delete", "Delete topics");
   auto rnames = std::make_shared<std::vector<std::string>>();
   r->add_option("names", *rnames, "Topic names")->required();
-  r->callback([&, rnames] { action = [&g, rnames] { return remove(g, *rnames); }; });
+  r->callback([&, rnames] { action = [&g, rnames] { return remove_topics(g, *rnames); }; });
 }
 
 }  // namespace strata::tools
