@@ -38,6 +38,8 @@ std::string_view errc_name(Errc code) {
     case Errc::kNotEnoughReplicas: return "NotEnoughReplicas";
     case Errc::kNotEnoughReplicasAfterAppend: return "NotEnoughReplicasAfterAppend";
     case Errc::kTimedOut: return "TimedOut";
+    case Errc::kOutOfOrderSequence: return "OutOfOrderSequence";
+    case Errc::kInvalidProducerEpoch: return "InvalidProducerEpoch";
   }
   return "Unknown";
 }

@@ -42,6 +42,9 @@ enum class Errc {
   kNotEnoughReplicas,             // acks=all with fewer in-sync replicas than min.insync.replicas
   kNotEnoughReplicasAfterAppend,  // appended, but the ISR fell below min.insync.replicas
   kTimedOut,                      // a wait (acks=all) outlasted the request's timeout
+  // Idempotent producers.
+  kOutOfOrderSequence,    // a producer's batch does not follow its last one
+  kInvalidProducerEpoch,  // a producer's batch from an epoch older than its current one
   // Configuration and topic administration.
   kInvalidConfig,
   kInvalidTopic,              // a topic name Kafka would refuse

@@ -235,6 +235,13 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
   if (fatal_) return Error(Errc::kLogFailed, fatal_->message());
   if (failing_) return Error(Errc::kLogFailed, "an earlier write failed; retry");
   STRATA_ASSIGN_OR_RETURN(BatchHeader header, check_append(batch.span(), options));
+  if (idempotent(header) && !options.keep_offsets) {
+    STRATA_ASSIGN_OR_RETURN(auto verdict, producers_.check(header));
+    if (verdict.duplicate) {
+      answer_duplicate(*verdict.duplicate, std::move(done));
+      return ok_status();
+    }
+  }
   if (header.max_timestamp != be::load<int64_t>(batch.data() + batch_field::kMaxTimestamp)) {
     // The producer's field is replaced by what its records say, as Kafka's
     // validator does: nothing downstream trusts a claim the broker did not
@@ -278,6 +285,7 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
     set_log_append_time(batch.span(), now);
     header = read_batch_header(batch.data());
   }
+  producers_.apply(header, header.max_timestamp);
   pending_.push_back(
       PendingAppend{std::move(batch), header, active, active_assigned_, std::move(done)});
   active_assigned_ += header.total_size();
@@ -380,6 +388,7 @@ bool Log::track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
   }
   applied_.bytes_since_entry += h.total_size();
   track_epoch(h, update);
+  track_producer(h, update);
   applied_.max_timestamp = std::max(applied_.max_timestamp, h.max_timestamp);
   seg.meta.max_timestamp = std::max(seg.meta.max_timestamp, h.max_timestamp);
   applied_.next_offset = h.next_offset();
@@ -416,6 +425,7 @@ void Log::commit_completed() {
                            AppendResult{a.header.base_offset, a.header.last_offset(), lat});
     }
   }
+  if (!duplicates_.empty()) settle_duplicates(results);
   if (!results.empty()) {
     update.set_applied(applied_);
     if (auto st = options_.index->write(update); !st) {
@@ -456,6 +466,12 @@ void Log::after_failed_writes() {
   for (auto& a : pending_)
     abandoned.push_back(std::move(a.done));
   pending_.clear();
+  // Retries waiting for a batch that was not written: the producer sends
+  // them again, and the state forgets what was rolled back.
+  for (auto& w : duplicates_)
+    abandoned.push_back(std::move(w.done));
+  duplicates_.clear();
+  producers_ = committed_producers_;
   active_assigned_ = segments_.rbegin()->second->size;
   next_offset_ = end_offset_;
   failing_ = false;

@@ -32,6 +32,7 @@
 #include "base/ids.h"
 #include "base/result.h"
 #include "base/shared_bytes.h"
+#include "engine/producer_states.h"
 #include "engine/record_batch.h"
 #include "engine/segment.h"
 #include "engine/topic_config.h"
@@ -55,6 +56,9 @@ struct LogOptions {
   // bytes this process wrote are dropped from it, so the log recycles its
   // own pages instead of growing the cache (0: leave it all to the kernel).
   uint64_t cache_window_bytes = 0;
+  // producer.id.expiration.ms: an idempotent producer whose last batch here
+  // is older than this is forgotten (expire_producers).
+  int64_t producer_id_expiration_ms = 86'400'000;
   // Called on the log's shard when a write, a sync or a new segment of the
   // log fails (a full or failing disk); the log itself carries on as
   // documented at each. The owner decides what else the failure means.
@@ -124,6 +128,11 @@ class Log {
   // the write. A batch that fails validation is refused here and never
   // reaches the disk; `done` runs only for accepted batches. `batch` is
   // modified in place (offsets, epoch, LogAppendTime).
+  // An idempotent producer's batch is checked against its state here
+  // (ProducerStates: kOutOfOrderSequence, kInvalidProducerEpoch); a retry
+  // of one of its last five batches is not written again: `done` gets the
+  // original's offsets once that one is committed. A follower's batches
+  // (keep_offsets) are not checked, only recorded.
   Status append(SharedBytes batch, const AppendOptions& options, AppendCallback done);
 
   // Everything append() checks, without appending: validate_batch with this
@@ -152,6 +161,11 @@ class Log {
   // Deletes the closed segments that retention.ms or retention.bytes expire.
   // Returns the number of segments deleted.
   Result<size_t> enforce_retention();
+  // Forgets the idempotent producers whose last batch's timestamp is more
+  // than producer_id_expiration_ms old. Returns how many.
+  size_t expire_producers();
+  // What this log knows of idempotent producers, with the batches in flight.
+  const ProducerStates& producer_states() const { return producers_; }
 
   // Moves the log start offset up to `offset` (DeleteRecords), durably, and
   // deletes the segments wholly below it. `offset` must be within
@@ -204,6 +218,8 @@ class Log {
   const TopicConfig& config() const { return options_.config; }
   PartitionUid uid() const { return options_.uid; }
   const Clock& clock() const { return *options_.clock; }
+  // The shard's io_context the log runs on.
+  boost::asio::io_context& io() const { return *options_.io; }
   uint64_t fsync_count() const { return fsyncs_; }
 
   // For readers inside engine/: the segment holding `offset` (the last one
@@ -265,6 +281,22 @@ class Log {
   // Loads the stored epochs that begin below `before` (recovery re-derives
   // the rest from the batches it scans).
   Status load_epochs(Offset before);
+  // Loads the stored producer states, without their batches at or after
+  // `before` (what the applied marker does not cover); recovery's scan
+  // applies the rest.
+  Status load_producers(Offset before);
+  // Records an idempotent batch now committed in committed_producers_ and
+  // `update`.
+  void track_producer(const BatchHeader& h, index::IndexStore::Update& update);
+  // Both tables forget the batches at or after `offset`; returns the
+  // committed table as the index stores it, for the truncation's write.
+  std::vector<index::IndexStore::ProducerRecord> cut_producers(Offset offset);
+  std::vector<index::IndexStore::ProducerRecord> producer_records() const;
+  // A retry of the batch `original`: answered with its offsets once it is
+  // committed (at once if it is).
+  void answer_duplicate(const ProducerBatch& original, AppendCallback done);
+  // Answers the duplicates whose original is now committed.
+  void settle_duplicates(std::vector<std::pair<AppendCallback, Result<AppendResult>>>& results);
   // Of the epochs begun below `start` keeps only the latest, moved to it.
   void trim_epochs_below(Offset start);
   void post(std::function<void()> fn);
@@ -289,6 +321,15 @@ class Log {
   index::LogPoint applied_;
   std::optional<index::IndexEntry> last_entry_;
   std::map<int32_t, Offset> epochs_;  // leader epoch -> its first offset
+  // Idempotent producers: as of end_offset_ (in the index with applied_),
+  // and with the batches in flight too (the one append checks).
+  ProducerStates committed_producers_;
+  ProducerStates producers_;
+  struct DuplicateWaiter {
+    ProducerBatch original;
+    AppendCallback done;
+  };
+  std::vector<DuplicateWaiter> duplicates_;  // originals still in flight
 
   std::vector<PendingAppend> pending_;
   bool dispatch_scheduled_ = false;

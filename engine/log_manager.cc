@@ -66,6 +66,7 @@ Result<std::unique_ptr<Log>> LogManager::open_log(PartitionUid uid,
   lo.io = &io;
   lo.clean_start = clean_start_;
   lo.cache_window_bytes = options_.cache_window_bytes;
+  lo.producer_id_expiration_ms = options_.producer_id_expiration_ms;
   lo.on_storage_error = options_.on_storage_error;
   return Log::open(lo);
 }

@@ -40,7 +40,8 @@ class LogManager {
     const Clock* clock = nullptr;
     io::FileSystem* fs = nullptr;  // for the manager's own blocking file operations
     index::IndexStore::Options index;
-    uint64_t cache_window_bytes = 0;  // LogOptions::cache_window_bytes of every log
+    uint64_t cache_window_bytes = 0;                 // LogOptions::cache_window_bytes of every log
+    int64_t producer_id_expiration_ms = 86'400'000;  // LogOptions' of every log
     // LogOptions::on_storage_error of every log; may run on any shard.
     std::function<void(const Error&)> on_storage_error;
   };

@@ -162,6 +162,7 @@ Status Log::recover() {
   applied_ = *start;
   recovery_.scanned = !trusted;
   STRATA_TRY(load_epochs(applied_.next_offset));
+  STRATA_TRY(load_producers(applied_.next_offset));
 
   // Scan forward from the start, re-deriving index entries.
   index::IndexStore::Update update(uid);
@@ -295,8 +296,10 @@ Status Log::recover() {
     update.set_applied(applied_);
     STRATA_TRY(idx.write(update));
   }
-  // Entries and markers beyond the end describe bytes that are gone.
-  STRATA_TRY(idx.truncate(uid, applied_.next_offset, applied_));
+  // Entries, markers and producer batches beyond the end describe bytes
+  // that are gone; the producers' states are stored as recovery left them.
+  committed_producers_.drop_from(applied_.next_offset);
+  STRATA_TRY(idx.truncate(uid, applied_.next_offset, applied_, producer_records()));
   if (!trusted) {
     // What was scanned may so far be only in the page cache of a process that
     // crashed; make it durable before calling it the recovery point.
@@ -315,6 +318,7 @@ Status Log::recover() {
     seg->cache_dropped = seg->size;
   start_offset_ = segments_.begin()->first;
   next_offset_ = end_offset_ = durable_offset_ = applied_.next_offset;
+  producers_ = committed_producers_;
   STRATA_TRY(load_start_offset());
   active_assigned_ = segments_.rbegin()->second->size;
   if (recovery_.scanned) {

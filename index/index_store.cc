@@ -38,6 +38,12 @@ std::string epoch_key(PartitionUid uid, LeaderEpoch epoch) {
   return k;
 }
 
+std::string producer_key(PartitionUid uid, int64_t producer_id) {
+  std::string k = keys::prefix(uid);
+  keys::append_u64(k, keys::flip(producer_id));
+  return k;
+}
+
 std::string encode_offset(Offset o) {
   std::string v;
   keys::append_u64(v, keys::flip(o.value()));
@@ -132,8 +138,12 @@ void IndexStore::Update::set_segment(Offset segment, const SegmentMeta& meta) {
 void IndexStore::Update::add_epoch(const EpochEntry& epoch) {
   epochs_.push_back(epoch);
 }
+void IndexStore::Update::set_producer(int64_t producer_id, std::optional<std::string> state) {
+  producers_.emplace_back(producer_id, std::move(state));
+}
 bool IndexStore::Update::empty() const {
-  return entries_.empty() && !applied_ && segments_.empty() && epochs_.empty();
+  return entries_.empty() && !applied_ && segments_.empty() && epochs_.empty() &&
+         producers_.empty();
 }
 
 Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path& dir,
@@ -164,6 +174,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
       {"applied", cf_options},
       {"group_offsets", cf_options},
       {"leader_epochs", cf_options},
+      {"producer_state", cf_options},
   };
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(db_options, dir.string(), cfs, &store->handles_, &db);
@@ -174,6 +185,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   store->applied_cf_ = store->handles_[3];
   store->group_cf_ = store->handles_[4];
   store->epoch_cf_ = store->handles_[5];
+  store->producer_cf_ = store->handles_[6];
   return store;
 }
 
@@ -201,6 +213,13 @@ Status IndexStore::write(const Update& update) {
   }
   for (const auto& e : update.epochs_)
     wb.Put(epoch_cf_, slice(epoch_key(update.uid_, e.epoch)), slice(encode_offset(e.start_offset)));
+  for (const auto& [id, state] : update.producers_) {
+    if (state) {
+      wb.Put(producer_cf_, slice(producer_key(update.uid_, id)), slice(*state));
+    } else {
+      wb.Delete(producer_cf_, slice(producer_key(update.uid_, id)));
+    }
+  }
   if (update.applied_) STRATA_TRY(put_marker(wb, update.uid_, kApplied, *update.applied_));
   for (const auto& [segment, meta] : update.segments_) {
     wb.Put(applied_cf_, slice(segment_meta_key(update.uid_, segment)),
@@ -364,6 +383,27 @@ Result<std::vector<EpochEntry>> IndexStore::leader_epochs(PartitionUid uid) cons
   return out;
 }
 
+Result<std::vector<IndexStore::ProducerRecord>> IndexStore::producer_states(
+    PartitionUid uid) const {
+  std::vector<ProducerRecord> out;
+  auto lower = keys::prefix(uid);
+  auto upper = keys::prefix_end(uid);
+  rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, producer_cf_));
+  for (it->Seek(slice(lower)); it->Valid(); it->Next()) {
+    auto k = it->key().ToStringView();
+    if (k.size() != keys::kUidSize + 8) {
+      return Error(Errc::kCorruption,
+                   fmt::format("producer state key of partition {} has a bad size", uid));
+    }
+    out.emplace_back(keys::unflip(keys::read_u64(k, keys::kUidSize)), it->value().ToString());
+  }
+  if (!it->status().ok()) return db_error(it->status(), "producer state scan");
+  return out;
+}
+
 Status IndexStore::trim_epochs(rocksdb::WriteBatch& wb, PartitionUid uid, Offset from,
                                bool at_or_after) const {
   STRATA_ASSIGN_OR_RETURN(auto epochs, leader_epochs(uid));
@@ -391,9 +431,15 @@ Status IndexStore::trim_epochs(rocksdb::WriteBatch& wb, PartitionUid uid, Offset
   return ok_status();
 }
 
-Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point) {
+Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point,
+                            const std::optional<std::vector<ProducerRecord>>& producers) {
   rocksdb::WriteBatch wb;
   STRATA_TRY(trim_epochs(wb, uid, from, true));
+  if (producers) {
+    wb.DeleteRange(producer_cf_, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
+    for (const auto& [id, state] : *producers)
+      wb.Put(producer_cf_, slice(producer_key(uid, id)), slice(state));
+  }
   STRATA_TRY(put_marker(wb, uid, kApplied, point));
   wb.DeleteRange(offset_cf_, slice(keys::offset_key(uid, from)), slice(keys::prefix_end(uid)));
   STRATA_TRY(delete_time_entries(wb, uid, from, true));
@@ -431,7 +477,7 @@ Status IndexStore::drop_before(PartitionUid uid, Offset before) {
 
 Status IndexStore::drop_partition(PartitionUid uid) {
   rocksdb::WriteBatch wb;
-  for (auto* cf : {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_}) {
+  for (auto* cf : {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_}) {
     wb.DeleteRange(cf, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
   }
   rocksdb::WriteOptions wo;

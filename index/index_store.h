@@ -5,6 +5,9 @@
 //   time_index    (partition uid, max ts before, offset) -> (segment, position)
 //   applied       (partition uid, kind) -> marker of what the index covers
 //   leader_epochs (partition uid, leader epoch) -> the epoch's start offset
+//   producer_state (partition uid, producer id) -> that idempotent producer's
+//                  state (engine/producer_states.h's encoding), as of the
+//                  applied marker written with it
 // Keys are big-endian so key order is numeric order. Both indexes hold the
 // same sparse entries: one per index.interval.bytes appended and one at the
 // first batch of every segment. An entry says "the batch at `offset` starts
@@ -110,6 +113,8 @@ class IndexStore {
     void set_segment(Offset segment, const SegmentMeta& meta);
     // A new leader epoch starting at `start`.
     void add_epoch(const EpochEntry& epoch);
+    // The state of producer `producer_id` (nullopt: it is gone).
+    void set_producer(int64_t producer_id, std::optional<std::string> state);
     bool empty() const;
 
    private:
@@ -119,6 +124,7 @@ class IndexStore {
     std::optional<LogPoint> applied_;
     std::vector<std::pair<Offset, SegmentMeta>> segments_;
     std::vector<EpochEntry> epochs_;
+    std::vector<std::pair<int64_t, std::optional<std::string>>> producers_;
   };
 
   Status write(const Update& update);
@@ -141,11 +147,17 @@ class IndexStore {
   Result<std::optional<SegmentMeta>> segment_meta(PartitionUid uid, Offset segment) const;
   // The partition's leader epochs in epoch order.
   Result<std::vector<EpochEntry>> leader_epochs(PartitionUid uid) const;
+  // The partition's producer states, by producer id.
+  using ProducerRecord = std::pair<int64_t, std::string>;
+  Result<std::vector<ProducerRecord>> producer_states(PartitionUid uid) const;
 
   // Removes the entries with offset >= `from`, the metas of segments based
   // above it and the epochs starting at or after it, sets the applied marker
-  // to `point` and caps the recovery point at it. Durable when it returns.
-  Status truncate(PartitionUid uid, Offset from, const LogPoint& point);
+  // to `point` and caps the recovery point at it; with `producers`, they
+  // replace every producer state of the partition (the states after the
+  // cut). Durable when it returns.
+  Status truncate(PartitionUid uid, Offset from, const LogPoint& point,
+                  const std::optional<std::vector<ProducerRecord>>& producers = std::nullopt);
   // Removes the entries with offset < `before` and the metas of segments
   // based below it (retention); of the epochs starting below it only the
   // latest stays, starting at `before`.
@@ -191,6 +203,7 @@ class IndexStore {
   rocksdb::ColumnFamilyHandle* applied_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* group_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* epoch_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* producer_cf_ = nullptr;
 };
 
 }  // namespace strata::index

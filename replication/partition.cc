@@ -213,9 +213,28 @@ void Partition::settle_acks() {
     }
     return true;
   });
+  arm_ack_timer();
   // Callbacks may append again: run them once the list is consistent.
   for (auto& [done, result] : ready)
     done(std::move(result));
+}
+
+void Partition::arm_ack_timer() {
+  if (ack_waiters_.empty()) return;
+  int64_t earliest = ack_waiters_.front().deadline_ms;
+  for (const auto& w : ack_waiters_)
+    earliest = std::min(earliest, w.deadline_ms);
+  if (ack_timer_at_ms_ != -1 && ack_timer_at_ms_ <= earliest) return;  // fires first anyway
+  if (!ack_timer_) ack_timer_ = std::make_unique<boost::asio::steady_timer>(log_->io());
+  ack_timer_at_ms_ = earliest;
+  int64_t wait = std::max<int64_t>(0, earliest - log_->clock().steady_ms());
+  ack_timer_->expires_after(std::chrono::milliseconds(wait));
+  ack_timer_->async_wait(
+      [this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+        if (ec || alive.expired()) return;
+        ack_timer_at_ms_ = -1;
+        if (role_ == Role::kLeader) settle_acks();
+      });
 }
 
 void Partition::fail_acks(const Error& error) {
@@ -270,6 +289,21 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
   engine::AppendOptions opts;
   opts.leader_epoch = leader_epoch_;
   opts.from_client = options.from_client;
+  if (batches.size() > 1 && options.from_client) {
+    // An idempotent producer's batch is checked against the one before it
+    // as it is appended: one batch per partition per request (as Kafka
+    // requires from Produce v3 on), or a refusal could come after batches
+    // of the same request were written.
+    for (const auto& b : batches) {
+      if (b.size() >= engine::kBatchHeaderSize &&
+          engine::idempotent(engine::read_batch_header(b.data()))) {
+        return done(Error(Errc::kInvalidRecord,
+                          fmt::format("{}-{}: an idempotent producer's request holds {} batches "
+                                      "for one partition; one is allowed",
+                                      topic_, id_, batches.size())));
+      }
+    }
+  }
   if (batches.size() > 1) {
     // All or nothing: check every batch before the first is appended.
     for (const auto& b : batches) {

@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/steady_timer.hpp>
+
 #include "base/ids.h"
 #include "base/result.h"
 #include "base/shared_bytes.h"
@@ -47,7 +49,7 @@ struct AppendOptions {
   // once the high watermark passes the batches — every in-sync replica
   // holds them, synced on fsync topics. While waiting: the ISR falls below
   // min.insync.replicas → kNotEnoughReplicasAfterAppend; `timeout_ms`
-  // passes → kTimedOut (checked every tick, about a second); the
+  // passes → kTimedOut (at the deadline, on the log's io_context); the
   // leadership ends → kNotLeader. The batches stay appended in each case.
   bool acks_all = false;
   int64_t timeout_ms = 30000;
@@ -215,6 +217,9 @@ class Partition {
   // (see AppendOptions), whichever applies now.
   void settle_acks();
   void fail_acks(const Error& error);
+  // Arms ack_timer_ for the earliest deadline of ack_waiters_ (settle_acks
+  // then answers kTimedOut on time, not at the next tick).
+  void arm_ack_timer();
   // Re-encodes `batches` in the topic's compression.type (unless "producer").
   Status apply_topic_compression(std::vector<SharedBytes>& batches) const;
   void start_policy_flush();
@@ -244,6 +249,9 @@ class Partition {
     std::function<void(Result<AppendResult>)> done;
   };
   std::vector<AckWaiter> ack_waiters_;
+  std::unique_ptr<boost::asio::steady_timer> ack_timer_;  // created with the first waiter
+  int64_t ack_timer_at_ms_ = -1;                          // its deadline (steady); -1: idle
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   int32_t partition_epoch_ = 0;                       // of the last assignment
   std::optional<std::vector<int32_t>> proposed_isr_;  // asked for at partition_epoch_
   int64_t proposed_at_ms_ = 0;

@@ -107,6 +107,7 @@ void PartitionManager::check_retention() {
       spdlog::error("partition {}-{}: retention failed: {}", p->topic(), p->id(),
                     r.error().to_string());
     }
+    p->log().expire_producers();
   }
   retention_timer_.expires_after(retention_interval_);
   retention_timer_.async_wait([this](const boost::system::error_code& ec) {

@@ -466,6 +466,18 @@ TEST_F(AcksAllTest, TheRequestTimeoutEndsTheWait) {
   EXPECT_EQ(out->error().code(), Errc::kTimedOut);
 }
 
+TEST_F(AcksAllTest, TheRequestTimeoutEndsTheWaitAtItsDeadlineWithoutATick) {
+  durability_ = engine::Durability::kReplicated;
+  auto& p = leader({1, 2});
+  std::optional<Result<AppendResult>> out;
+  start(p, out, /*timeout_ms=*/20);
+  clock_.advance_ms(20);
+  // No tick: the partition's own timer answers at the deadline.
+  loop_.run_until([&] { return out.has_value(); });
+  ASSERT_FALSE(out->ok());
+  EXPECT_EQ(out->error().code(), Errc::kTimedOut);
+}
+
 TEST_F(AcksAllTest, LosingTheLeadershipFailsTheWait) {
   durability_ = engine::Durability::kReplicated;
   auto& p = leader({1, 2});

@@ -162,6 +162,7 @@ Status Broker::open() {
   lo.clock = &clock();
   lo.fs = control_fs_.get();
   lo.cache_window_bytes = static_cast<uint64_t>(config_.log_cache_window_bytes);
+  lo.producer_id_expiration_ms = config_.producer_id_expiration_ms;
   lo.on_storage_error = [this](const Error& e) {
     if (!storage_failed_.exchange(true)) control_->post([this, e] { on_storage_failure(e); });
   };
@@ -264,6 +265,7 @@ Status Broker::join_cluster() {
         return effective_config(t).unclean_leader_election_enable;
       });
   controller_client_ = std::make_unique<ControllerClient>(*this, *controller_, control_->io());
+  producer_ids_ = std::make_unique<coordinator::ProducerIds>(store_);
   if (auto n = controller_->converge(); !n) spdlog::warn("controller: {}", n.error().to_string());
   registration_->on_keep_alive([this] {
     update_trust();
@@ -427,6 +429,15 @@ void Broker::alter_isr(unsigned origin, std::vector<coordinator::IsrChange> chan
       origin,
       [changes = std::move(changes)](coordinator::Controller& c) { return c.alter_isr(changes); },
       std::move(done));
+}
+
+void Broker::allocate_producer_id(unsigned origin, std::function<void(Result<int64_t>)> done) {
+  control_->post([this, origin, done = std::move(done)] {
+    auto id = producer_ids_ ? producer_ids_->next()
+                            : Result<int64_t>(Error(Errc::kUnavailable, "not in a cluster yet"));
+    if (!id) spdlog::warn("allocating a producer id: {}", id.error().to_string());
+    shard(origin).post([done, id = std::move(id)]() mutable { done(std::move(id)); });
+  });
 }
 
 void Broker::hand_over(unsigned origin, int32_t leaving, std::function<void(Result<size_t>)> done) {

@@ -31,6 +31,7 @@
 #include "coordinator/controller.h"
 #include "coordinator/controller_election.h"
 #include "coordinator/metadata_store.h"
+#include "coordinator/producer_ids.h"
 #include "coordinator/topic_catalog.h"
 #include "engine/log_manager.h"
 #include "io/asio_timers.h"
@@ -136,6 +137,9 @@ class Broker {
   // on `origin` (Controller::alter_isr).
   void alter_isr(unsigned origin, std::vector<coordinator::IsrChange> changes,
                  std::function<void(Result<std::vector<Status>>)> done);
+  // A producer id for InitProducerId, unique in the cluster and never
+  // reused (coordinator::ProducerIds); `done` on `origin`.
+  void allocate_producer_id(unsigned origin, std::function<void(Result<int64_t>)> done);
   // The controller's side of a controlled shutdown of broker `leaving`
   // (Controller::controlled_shutdown), like alter_isr.
   void hand_over(unsigned origin, int32_t leaving, std::function<void(Result<size_t>)> done);
@@ -208,7 +212,8 @@ class Broker {
   std::unique_ptr<coordinator::ControllerElection> election_;
   std::unique_ptr<coordinator::TopicCatalog> catalog_;
   std::unique_ptr<coordinator::Controller> controller_;
-  std::unique_ptr<ControllerClient> controller_client_;  // control thread
+  std::unique_ptr<ControllerClient> controller_client_;     // control thread
+  std::unique_ptr<coordinator::ProducerIds> producer_ids_;  // control thread
   // Signalled after every refresh (controlled_shutdown waits for its view).
   std::mutex view_mu_;
   std::condition_variable view_changed_;

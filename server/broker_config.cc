@@ -66,6 +66,7 @@ const std::vector<std::string_view>& static_keys() {
       "shutdown.timeout.ms",
       "strata.stats.interval.ms",
       "strata.log.cache.window.bytes",
+      "producer.id.expiration.ms",
       "strata.test.sync.journal",
       "metadata.store",
       "etcd.endpoints",
@@ -165,6 +166,9 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
     STRATA_ASSIGN_OR_RETURN(shutdown_timeout_ms, parse_int<int64_t>(key, value, 0, INT64_MAX));
   } else if (key == "strata.stats.interval.ms") {
     STRATA_ASSIGN_OR_RETURN(stats_interval_ms, parse_int<int64_t>(key, value, 0, 3'600'000));
+  } else if (key == "producer.id.expiration.ms") {
+    STRATA_ASSIGN_OR_RETURN(producer_id_expiration_ms,
+                            parse_int<int64_t>(key, value, 1, INT64_MAX));
   } else if (key == "strata.log.cache.window.bytes") {
     STRATA_ASSIGN_OR_RETURN(log_cache_window_bytes, parse_int<int64_t>(key, value, 0, INT64_MAX));
   } else if (key == "strata.test.sync.journal") {
@@ -289,6 +293,8 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  group.max.session.timeout.ms, offsets.retention.minutes,\n"
                  "  offsets.retention.check.interval.ms, strata.stats.interval.ms (per-shard\n"
                  "  disk latency and loop lag lines in the log; 0 = off),\n"
+                 "  producer.id.expiration.ms (an idempotent producer silent this long\n"
+                 "  is forgotten; default 1 day),\n"
                  "  strata.test.sync.journal (a test hook: a file journaling every sync,\n"
                  "  for a fault harness's simulated power cut; empty = off),\n"
                  "  metadata.store (embedded, the default, or etcd), etcd.endpoints\n"
@@ -355,6 +361,7 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"offsets.retention.check.interval.ms", std::to_string(offsets_retention_check_interval_ms)},
       {"strata.stats.interval.ms", std::to_string(stats_interval_ms)},
       {"strata.log.cache.window.bytes", std::to_string(log_cache_window_bytes)},
+      {"producer.id.expiration.ms", std::to_string(producer_id_expiration_ms)},
       {"strata.test.sync.journal", sync_journal_path},
       {"metadata.store", metadata_store == MetadataStoreKind::kEtcd ? "etcd" : "embedded"},
       {"etcd.endpoints", fmt::format("{}", fmt::join(etcd_endpoints, ","))},

@@ -58,6 +58,7 @@ struct BrokerConfig {
   // page cache; older durable bytes the broker wrote are dropped from it
   // (0: leave the page cache to the kernel). See ARCHITECTURE.md.
   int64_t log_cache_window_bytes = 64LL << 20;
+  int64_t producer_id_expiration_ms = 86'400'000;  // producer.id.expiration.ms
   // Strata's own test hook: where the shards journal their syncs for a fault
   // harness's power cut (io/sync_journal.h); empty: off.
   std::string sync_journal_path;

@@ -3,6 +3,7 @@
 
 #include <future>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -189,6 +190,30 @@ TEST_F(BrokerTest, PortZeroAdvertisesTheBoundPort) {
   auto resp = client_->call<kafka::MetadataRequest, kafka::MetadataResponse>(req, 9);
   ASSERT_EQ(resp.brokers.size(), 1u);
   EXPECT_EQ(resp.brokers[0].port, broker_->port());
+}
+
+TEST_F(BrokerTest, InitProducerIdGivesNewIdsAtEpochZeroThatARestartNeverReuses) {
+  using Req = kafka::InitProducerIdRequest;
+  using Resp = kafka::InitProducerIdResponse;
+  std::set<int64_t> ids;
+  for (int16_t version : {0, 2, 4}) {
+    Req req;
+    req.transaction_timeout_ms = 60000;
+    auto resp = client_->call<Req, Resp>(req, version);
+    EXPECT_EQ(resp.error_code, 0);
+    EXPECT_EQ(resp.producer_epoch, 0);
+    EXPECT_GE(resp.producer_id, 0);
+    EXPECT_TRUE(ids.insert(resp.producer_id).second);
+  }
+  restart();
+  auto after = client_->call<Req, Resp>(Req{}, 4);
+  EXPECT_EQ(after.error_code, 0);
+  EXPECT_GT(after.producer_id, *ids.rbegin());
+  // Transactions are not served yet: a clear refusal.
+  Req txn;
+  txn.transactional_id = "t1";
+  auto refused = client_->call<Req, Resp>(txn, 4);
+  EXPECT_EQ(refused.error_code, kafka::code(kafka::ErrorCode::kInvalidRequest));
 }
 
 TEST_F(BrokerTest, GroupLagIsTheHighWatermarkMinusTheCommittedOffset) {

@@ -172,6 +172,9 @@ void dispatch_here(const RequestContext& ctx, const SharedBytes& frame,
     case OffsetForLeaderEpochRequest::kApiKey:
       return decode_and_run<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse>(
           ctx, frame, h, reply, handlers::offset_for_leader_epoch);
+    case InitProducerIdRequest::kApiKey:
+      return decode_and_run<InitProducerIdRequest, InitProducerIdResponse>(
+          ctx, frame, h, reply, handlers::init_producer_id);
     case ElectLeadersRequest::kApiKey:
       return decode_and_run<ElectLeadersRequest, ElectLeadersResponse>(ctx, frame, h, reply,
                                                                        handlers::elect_leaders);

@@ -35,6 +35,9 @@ void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
                    Responder<kafka::ElectLeadersResponse> out);
 void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest req,
                       Responder<kafka::DescribeClusterResponse> out);
+// Idempotent producers (handlers/producers.cc).
+void init_producer_id(const RequestContext& ctx, kafka::InitProducerIdRequest req,
+                      Responder<kafka::InitProducerIdResponse> out);
 
 // Consumer groups (handlers/groups.cc).
 void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest req,

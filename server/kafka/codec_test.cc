@@ -60,6 +60,7 @@ TEST(Codec, EveryMessageRoundTripsAtEveryVersion) {
   round_trip_api<DeleteRecordsRequest, DeleteRecordsResponse>();
   round_trip_api<ElectLeadersRequest, ElectLeadersResponse>();
   round_trip_api<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse>();
+  round_trip_api<InitProducerIdRequest, InitProducerIdResponse>();
   round_trip_api<DescribeClusterRequest, DescribeClusterResponse>();
   round_trip_api<FindCoordinatorRequest, FindCoordinatorResponse>();
   round_trip_api<JoinGroupRequest, JoinGroupResponse>();

@@ -89,6 +89,8 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kNotEnoughReplicas: return ErrorCode::kNotEnoughReplicas;
     case Errc::kNotEnoughReplicasAfterAppend: return ErrorCode::kNotEnoughReplicasAfterAppend;
     case Errc::kTimedOut: return ErrorCode::kRequestTimedOut;
+    case Errc::kOutOfOrderSequence: return ErrorCode::kOutOfOrderSequenceNumber;
+    case Errc::kInvalidProducerEpoch: return ErrorCode::kInvalidProducerEpoch;
     case Errc::kFencedLeaderEpoch: return ErrorCode::kFencedLeaderEpoch;
     case Errc::kUnknownLeaderEpoch: return ErrorCode::kUnknownLeaderEpoch;
     case Errc::kShutdown: return ErrorCode::kNotLeaderOrFollower;

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   seeds<DeleteRecordsRequest>(dir);
   seeds<ElectLeadersRequest>(dir);
   seeds<OffsetForLeaderEpochRequest>(dir);
+  seeds<InitProducerIdRequest>(dir);
   seeds<DescribeConfigsRequest>(dir);
   seeds<AlterConfigsRequest>(dir);
   seeds<CreatePartitionsRequest>(dir);

@@ -31,6 +31,7 @@ constexpr std::array kApis = {
     info<CreateTopicsRequest>("CreateTopics"),
     info<DeleteTopicsRequest>("DeleteTopics"),
     info<DeleteRecordsRequest>("DeleteRecords"),
+    info<InitProducerIdRequest>("InitProducerId"),
     info<OffsetForLeaderEpochRequest>("OffsetForLeaderEpoch"),
     info<DescribeConfigsRequest>("DescribeConfigs"),
     info<AlterConfigsRequest>("AlterConfigs"),

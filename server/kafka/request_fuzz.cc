@@ -45,6 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case DeleteRecordsRequest::kApiKey: check<DeleteRecordsRequest>(frame, *h); break;
     case ElectLeadersRequest::kApiKey: check<ElectLeadersRequest>(frame, *h); break;
     case OffsetForLeaderEpochRequest::kApiKey: check<OffsetForLeaderEpochRequest>(frame, *h); break;
+    case InitProducerIdRequest::kApiKey: check<InitProducerIdRequest>(frame, *h); break;
     case DescribeConfigsRequest::kApiKey: check<DescribeConfigsRequest>(frame, *h); break;
     case AlterConfigsRequest::kApiKey: check<AlterConfigsRequest>(frame, *h); break;
     case CreatePartitionsRequest::kApiKey: check<CreatePartitionsRequest>(frame, *h); break;

@@ -198,8 +198,9 @@ def run(args):
         readers = [workload.Reader(history, "r0", servers.bootstrap, TOPIC, args.partitions)]
         members = [workload.GroupMember(history, "g%d" % i, servers.bootstrap, TOPIC,
                                         "fault-group") for i in range(2)]
+        conf = {"enable.idempotence": True} if args.idempotent else None
         producers = [workload.Producer_(history, "p%d" % i, servers.bootstrap, TOPIC,
-                                        args.partitions, args.rate) for i in range(2)]
+                                        args.partitions, args.rate, conf) for i in range(2)]
         clients = readers + members
         for c in clients:
             c.start()
@@ -250,11 +251,12 @@ def run(args):
         history.close()
         report = None
         try:
-            report = checker.check(load(history.path))
+            report = checker.check(load(history.path), idempotent=args.idempotent)
         finally:
             verdict = {"seed": args.seed, "seconds": args.seconds, "nemeses": kinds,
                        "faults": counts, "brokers": args.brokers,
-                       "durability": args.durability, "unanswered_sends": unanswered,
+                       "durability": args.durability, "idempotent": args.idempotent,
+                       "unanswered_sends": unanswered,
                        # False: the run broke off before its final read, so
                        # the checker's counts say nothing.
                        "carried_out": finished}
@@ -295,6 +297,8 @@ def main_args(argv=None):
     ap.add_argument("--partitions", type=int, default=3)
     ap.add_argument("--rate", type=float, default=100, help="messages/s per producer (2)")
     ap.add_argument("--durability", default="fsync", choices=("fsync", "replicated"))
+    ap.add_argument("--idempotent", action="store_true",
+                    help="idempotent producers (enable.idempotence); duplicates then fail the run")
     ap.add_argument("--unseen-after", type=float, default=30,
                     help="seconds after healing that consumers get to see every message")
     ap.add_argument("--out", default=None, help="where to keep the history (default: a temp dir)")

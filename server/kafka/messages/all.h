@@ -15,6 +15,7 @@
 #include "server/kafka/messages/fetch.h"
 #include "server/kafka/messages/find_coordinator.h"
 #include "server/kafka/messages/heartbeat.h"
+#include "server/kafka/messages/init_producer_id.h"
 #include "server/kafka/messages/join_group.h"
 #include "server/kafka/messages/leave_group.h"
 #include "server/kafka/messages/list_groups.h"

@@ -1,0 +1,140 @@
+#include "engine/producer_states.h"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+namespace strata::engine {
+namespace {
+
+// A batch header of producer `pid` at `epoch` with records `first`..`last`
+// of its sequence (count from first), at `base` once appended.
+BatchHeader batch(int64_t pid, int16_t epoch, int32_t first, int32_t count, int64_t base = 0) {
+  BatchHeader h;
+  h.magic = 2;
+  h.producer_id = pid;
+  h.producer_epoch = epoch;
+  h.base_sequence = first;
+  h.last_offset_delta = count - 1;
+  h.records_count = count;
+  h.base_offset = Offset(base);
+  return h;
+}
+
+Errc refusal(const ProducerStates& s, const BatchHeader& h) {
+  auto v = s.check(h);
+  return v ? Errc::kOk : v.error().code();
+}
+
+TEST(ProducerStatesTest, AnUnknownProducerMayStartAtAnySequence) {
+  ProducerStates s;
+  auto v = s.check(batch(7, 0, 42, 3));
+  ASSERT_TRUE(v.ok());
+  EXPECT_FALSE(v->duplicate);
+}
+
+TEST(ProducerStatesTest, TheNextBatchMustFollowTheLastOne) {
+  ProducerStates s;
+  s.apply(batch(7, 0, 0, 3, 10), 1);
+  EXPECT_EQ(refusal(s, batch(7, 0, 3, 2)), Errc::kOk);
+  EXPECT_EQ(refusal(s, batch(7, 0, 4, 2)), Errc::kOutOfOrderSequence);  // a gap
+  EXPECT_EQ(refusal(s, batch(7, 0, 2, 2)), Errc::kOutOfOrderSequence);  // overlaps
+  EXPECT_EQ(refusal(s, batch(8, 0, 9, 1)), Errc::kOk);                  // another producer
+}
+
+TEST(ProducerStatesTest, ARetryOfOneOfTheLastFiveIsADuplicateWithItsOriginalOffsets) {
+  ProducerStates s;
+  for (int i = 0; i < 6; ++i)
+    s.apply(batch(7, 0, i * 2, 2, 100 + i * 10), 1);
+  // Batches 1..5 are kept; batch 0 (sequence 0-1) fell out of the window.
+  auto dup = s.check(batch(7, 0, 2, 2));
+  ASSERT_TRUE(dup.ok());
+  ASSERT_TRUE(dup->duplicate);
+  EXPECT_EQ(dup->duplicate->base_offset, Offset(110));
+  EXPECT_EQ(dup->duplicate->last_offset, Offset(111));
+  auto latest = s.check(batch(7, 0, 10, 2));
+  ASSERT_TRUE(latest.ok() && latest->duplicate);
+  EXPECT_EQ(latest->duplicate->base_offset, Offset(150));
+  EXPECT_EQ(refusal(s, batch(7, 0, 0, 2)), Errc::kOutOfOrderSequence);
+  // The same first sequence with another length is not the same batch.
+  EXPECT_EQ(refusal(s, batch(7, 0, 2, 3)), Errc::kOutOfOrderSequence);
+}
+
+TEST(ProducerStatesTest, EpochsOlderAreFencedAndANewOneStartsAtZero) {
+  ProducerStates s;
+  s.apply(batch(7, 3, 0, 5, 0), 1);
+  EXPECT_EQ(refusal(s, batch(7, 2, 5, 1)), Errc::kInvalidProducerEpoch);
+  EXPECT_EQ(refusal(s, batch(7, 4, 5, 1)), Errc::kOutOfOrderSequence);
+  EXPECT_EQ(refusal(s, batch(7, 4, 0, 1)), Errc::kOk);
+  s.apply(batch(7, 4, 0, 1, 5), 2);
+  EXPECT_EQ(s.find(7)->epoch, 4);
+  ASSERT_EQ(s.find(7)->batches.size(), 1u);  // the old epoch's batches went
+  EXPECT_EQ(refusal(s, batch(7, 3, 5, 1)), Errc::kInvalidProducerEpoch);
+}
+
+TEST(ProducerStatesTest, SequencesWrapFromInt32MaxToZero) {
+  ProducerStates s;
+  s.apply(batch(7, 0, INT32_MAX - 1, 2, 0), 1);  // INT32_MAX-1 .. INT32_MAX
+  EXPECT_EQ(s.find(7)->batches.back().last_sequence, INT32_MAX);
+  EXPECT_EQ(refusal(s, batch(7, 0, 0, 1)), Errc::kOk);
+  s.apply(batch(7, 0, INT32_MAX, 3, 10), 1);  // INT32_MAX, 0, 1
+  EXPECT_EQ(s.find(7)->batches.back().last_sequence, 1);
+}
+
+TEST(ProducerStatesTest, ApplyingWhatIsAlreadyHeldChangesNothing) {
+  ProducerStates s;
+  EXPECT_TRUE(s.apply(batch(7, 0, 0, 2, 10), 1));
+  EXPECT_FALSE(s.apply(batch(7, 0, 0, 2, 10), 2));  // recovery rescanning it
+  EXPECT_EQ(s.find(7)->batches.size(), 1u);
+  EXPECT_EQ(s.find(7)->last_write_ms, 1);
+  BatchHeader plain = batch(-1, -1, -1, 4, 20);
+  EXPECT_FALSE(s.apply(plain, 3));
+  BatchHeader control = batch(7, 0, 2, 1, 30);
+  control.attributes = batch_attr::kControl;
+  EXPECT_FALSE(s.apply(control, 3));
+  EXPECT_EQ(s.size(), 1u);
+}
+
+TEST(ProducerStatesTest, ATruncatedTailTakesItsBatchesAndEmptiedProducersAway) {
+  ProducerStates s;
+  s.apply(batch(7, 0, 0, 2, 10), 1);
+  s.apply(batch(8, 0, 0, 2, 12), 1);
+  s.apply(batch(7, 0, 2, 2, 14), 1);
+  auto changed = s.drop_from(Offset(12));
+  std::sort(changed.begin(), changed.end());
+  EXPECT_EQ(changed, (std::vector<int64_t>{7, 8}));
+  EXPECT_EQ(s.find(8), nullptr);
+  ASSERT_NE(s.find(7), nullptr);
+  EXPECT_EQ(s.find(7)->batches.back().last_offset, Offset(11));
+  // Producer 7 goes on from its batch that stayed.
+  EXPECT_EQ(refusal(s, batch(7, 0, 2, 2)), Errc::kOk);
+}
+
+TEST(ProducerStatesTest, ProducersSilentLongerThanTheExpirationAreForgotten) {
+  ProducerStates s;
+  s.apply(batch(7, 0, 0, 1, 0), 1000);
+  s.apply(batch(8, 0, 0, 1, 1), 5000);
+  EXPECT_EQ(s.expire(6000, 4500), std::vector<int64_t>{7});
+  EXPECT_EQ(s.find(7), nullptr);
+  EXPECT_NE(s.find(8), nullptr);
+  // Forgotten: it may start again anywhere.
+  EXPECT_EQ(refusal(s, batch(7, 0, 99, 1)), Errc::kOk);
+}
+
+TEST(ProducerStatesTest, TheEncodingRoundTripsAndRefusesGarbage) {
+  ProducerState st;
+  st.epoch = 3;
+  st.last_write_ms = 1234567;
+  st.batches = {{0, 4, Offset(10), Offset(14)}, {5, 5, Offset(20), Offset(20)}};
+  auto back = decode_producer_state(encode_producer_state(st));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, st);
+  EXPECT_FALSE(decode_producer_state("").ok());
+  auto bytes = encode_producer_state(st);
+  EXPECT_FALSE(decode_producer_state(bytes.substr(0, bytes.size() - 1)).ok());
+  bytes[0] = 9;
+  EXPECT_FALSE(decode_producer_state(bytes).ok());
+}
+
+}  // namespace
+}  // namespace strata::engine
