@@ -1,5 +1,7 @@
 #include "index/index_store.h"
 
+#include <functional>
+
 #include <fmt/format.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
@@ -359,48 +361,49 @@ Status IndexStore::delete_time_entries(rocksdb::WriteBatch& wb, PartitionUid uid
   return ok_status();
 }
 
-Result<std::vector<EpochEntry>> IndexStore::leader_epochs(PartitionUid uid) const {
-  std::vector<EpochEntry> out;
+Status IndexStore::scan_partition(
+    rocksdb::ColumnFamilyHandle* cf, PartitionUid uid, std::string_view what,
+    const std::function<Status(std::string_view key, std::string_view value)>& fn) const {
   auto lower = keys::prefix(uid);
   auto upper = keys::prefix_end(uid);
   rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions ro;
   ro.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, epoch_cf_));
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
   for (it->Seek(slice(lower)); it->Valid(); it->Next()) {
     auto k = it->key().ToStringView();
-    auto v = it->value().ToStringView();
-    if (k.size() != keys::kUidSize + 8 || v.size() != 8) {
-      return Error(Errc::kCorruption, fmt::format("leader epoch entry of partition {} has a bad "
-                                                  "size",
-                                                  uid));
+    if (k.size() != keys::kUidSize + 8) {
+      return Error(Errc::kCorruption,
+                   fmt::format("{} key of partition {} has a bad size", what, uid));
+    }
+    STRATA_TRY(fn(k, it->value().ToStringView()));
+  }
+  if (!it->status().ok()) return db_error(it->status(), fmt::format("{} scan", what));
+  return ok_status();
+}
+
+Result<std::vector<EpochEntry>> IndexStore::leader_epochs(PartitionUid uid) const {
+  std::vector<EpochEntry> out;
+  STRATA_TRY(scan_partition(epoch_cf_, uid, "leader epoch", [&](auto k, auto v) -> Status {
+    if (v.size() != 8) {
+      return Error(Errc::kCorruption,
+                   fmt::format("leader epoch entry of partition {} has a bad size", uid));
     }
     out.push_back(
         {LeaderEpoch(static_cast<int32_t>(keys::unflip(keys::read_u64(k, keys::kUidSize)))),
          Offset(keys::unflip(keys::read_u64(v, 0)))});
-  }
-  if (!it->status().ok()) return db_error(it->status(), "epoch scan");
+    return ok_status();
+  }));
   return out;
 }
 
 Result<std::vector<IndexStore::ProducerRecord>> IndexStore::producer_states(
     PartitionUid uid) const {
   std::vector<ProducerRecord> out;
-  auto lower = keys::prefix(uid);
-  auto upper = keys::prefix_end(uid);
-  rocksdb::Slice upper_slice(upper);
-  rocksdb::ReadOptions ro;
-  ro.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, producer_cf_));
-  for (it->Seek(slice(lower)); it->Valid(); it->Next()) {
-    auto k = it->key().ToStringView();
-    if (k.size() != keys::kUidSize + 8) {
-      return Error(Errc::kCorruption,
-                   fmt::format("producer state key of partition {} has a bad size", uid));
-    }
-    out.emplace_back(keys::unflip(keys::read_u64(k, keys::kUidSize)), it->value().ToString());
-  }
-  if (!it->status().ok()) return db_error(it->status(), "producer state scan");
+  STRATA_TRY(scan_partition(producer_cf_, uid, "producer state", [&](auto k, auto v) {
+    out.emplace_back(keys::unflip(keys::read_u64(k, keys::kUidSize)), std::string(v));
+    return ok_status();
+  }));
   return out;
 }
 

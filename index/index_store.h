@@ -25,9 +25,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/ids.h"
@@ -187,6 +189,11 @@ class IndexStore {
  private:
   IndexStore() = default;
   Status put_marker(rocksdb::WriteBatch& wb, PartitionUid uid, char kind, const LogPoint& point);
+  // Calls `fn` with every (key, value) of `uid` in `cf`, whose keys are the
+  // uid and 8 bytes (kCorruption otherwise, naming `what`).
+  Status scan_partition(
+      rocksdb::ColumnFamilyHandle* cf, PartitionUid uid, std::string_view what,
+      const std::function<Status(std::string_view key, std::string_view value)>& fn) const;
   Result<std::optional<LogPoint>> get_marker(PartitionUid uid, char kind) const;
   Status delete_time_entries(rocksdb::WriteBatch& wb, PartitionUid uid, Offset from,
                              bool at_or_after) const;
