@@ -40,6 +40,7 @@ std::string_view errc_name(Errc code) {
     case Errc::kTimedOut: return "TimedOut";
     case Errc::kOutOfOrderSequence: return "OutOfOrderSequence";
     case Errc::kInvalidProducerEpoch: return "InvalidProducerEpoch";
+    case Errc::kTransactionCoordinatorFenced: return "TransactionCoordinatorFenced";
   }
   return "Unknown";
 }

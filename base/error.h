@@ -43,8 +43,9 @@ enum class Errc {
   kNotEnoughReplicasAfterAppend,  // appended, but the ISR fell below min.insync.replicas
   kTimedOut,                      // a wait (acks=all) outlasted the request's timeout
   // Idempotent producers.
-  kOutOfOrderSequence,    // a producer's batch does not follow its last one
-  kInvalidProducerEpoch,  // a producer's batch from an epoch older than its current one
+  kOutOfOrderSequence,            // a producer's batch does not follow its last one
+  kInvalidProducerEpoch,          // a producer's batch from an epoch older than its current one
+  kTransactionCoordinatorFenced,  // a transaction marker from an older coordinator
   // Configuration and topic administration.
   kInvalidConfig,
   kInvalidTopic,              // a topic name Kafka would refuse

@@ -113,7 +113,9 @@ Result<BatchHeader> Log::check_append(std::span<const std::byte> batch,
   // The records of a data batch are walked once, below (which checks what
   // validate_batch's walk would); only broker-written control batches,
   // which skip that walk, are checked by validate_batch.
-  limits.check_records = options.allow_control;
+  // A follower's copy of a control batch was checked by its leader (and a
+  // marker's record is read again when it is recorded).
+  limits.check_records = options.allow_control && !options.keep_offsets;
   STRATA_ASSIGN_OR_RETURN(BatchHeader header, validate_batch(batch, limits));
   if (header.control()) return header;
   // The records are walked (and decompressed) whatever the timestamp type:
@@ -285,7 +287,17 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
     set_log_append_time(batch.span(), now);
     header = read_batch_header(batch.data());
   }
-  producers_.apply(header, header.max_timestamp);
+  if (header.control() && header.producer_id >= 0) {
+    // A transaction marker: checked when the broker writes it, recorded
+    // when a follower copies it.
+    STRATA_ASSIGN_OR_RETURN(auto marker, read_marker(batch.span()));
+    if (marker) {
+      if (!options.keep_offsets) STRATA_TRY(producers_.check_marker(*marker));
+      producers_.apply_marker(*marker, header.base_offset, header.max_timestamp);
+    }
+  } else {
+    producers_.apply(header, header.max_timestamp);
+  }
   pending_.push_back(
       PendingAppend{std::move(batch), header, active, active_assigned_, std::move(done)});
   active_assigned_ += header.total_size();
@@ -377,7 +389,7 @@ void Log::on_write_done(const std::shared_ptr<WriteOp>& op, Result<size_t> resul
 }
 
 bool Log::track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
-                      index::IndexStore::Update& update) {
+                      std::span<const std::byte> bytes, index::IndexStore::Update& update) {
   bool add = position == 0 || applied_.bytes_since_entry >=
                                   static_cast<uint64_t>(options_.config.index_interval_bytes);
   if (add) {
@@ -388,7 +400,7 @@ bool Log::track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
   }
   applied_.bytes_since_entry += h.total_size();
   track_epoch(h, update);
-  track_producer(h, update);
+  track_producer(h, bytes, update);
   applied_.max_timestamp = std::max(applied_.max_timestamp, h.max_timestamp);
   seg.meta.max_timestamp = std::max(seg.meta.max_timestamp, h.max_timestamp);
   applied_.next_offset = h.next_offset();
@@ -413,7 +425,7 @@ void Log::commit_completed() {
         continue;
       }
       auto& seg = *a.segment;
-      track_entry(seg, a.position, a.header, update);
+      track_entry(seg, a.position, a.header, a.batch.span(), update);
       seg.size = a.position + a.header.total_size();
       seg.next_offset = a.header.next_offset();
       seg.max_timestamp_through = applied_.max_timestamp;
@@ -620,6 +632,8 @@ Status Log::delete_segments_below(Offset start) {
   if (last_entry_ && last_entry_->offset < segments_.begin()->first) last_entry_.reset();
   STRATA_TRY(options_.index->drop_before(options_.uid, segments_.begin()->first));
   trim_epochs_below(segments_.begin()->first);
+  std::erase_if(aborted_,
+                [start = segments_.begin()->first](const auto& a) { return a.first < start; });
   for (const auto& seg : doomed) {
     STRATA_TRY(options_.fs->remove(seg->file->path()));
     spdlog::info("partition {}: deleted segment {} ({} bytes) below log start {}", options_.uid,

@@ -67,7 +67,7 @@ struct LogOptions {
 
 struct AppendOptions {
   LeaderEpoch leader_epoch{0};
-  bool allow_control = false;  // broker-written control batches
+  bool allow_control = false;  // control batches: the broker's markers, a leader's copied
   bool from_client = true;     // require baseOffset 0
   // A follower's append of its leader's batch: the batch keeps the leader's
   // base offset (which must be this log's end), leader epoch and timestamps
@@ -166,6 +166,20 @@ class Log {
   size_t expire_producers();
   // What this log knows of idempotent producers, with the batches in flight.
   const ProducerStates& producer_states() const { return producers_; }
+
+  // Appends producer `marker.producer_id`'s transaction marker (commit or
+  // abort) as a control batch in `leader_epoch`, checked against the
+  // producer's state (ProducerStates::check_marker). `done` as append's.
+  Status append_marker(const TxnMarker& marker, LeaderEpoch leader_epoch, AppendCallback done);
+  // The last stable offset under `high_watermark`
+  // (ProducerStates::last_stable_offset over the committed log).
+  Offset last_stable_offset(Offset high_watermark) const {
+    return committed_producers_.last_stable_offset(high_watermark);
+  }
+  // The aborted transactions a read_committed fetch of [from, upper) must
+  // list: those whose marker is at or after `from` and that began before
+  // `upper`, in marker order.
+  std::vector<AbortedTxn> aborted_transactions(Offset from, Offset upper) const;
 
   // Moves the log start offset up to `offset` (DeleteRecords), durably, and
   // deletes the segments wholly below it. `offset` must be within
@@ -275,7 +289,7 @@ class Log {
   // Advances applied_ over a batch at `position` of `seg`, adding an index
   // entry to `update` when one is due. Returns whether it added one.
   bool track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
-                   index::IndexStore::Update& update);
+                   std::span<const std::byte> bytes, index::IndexStore::Update& update);
   // Records the batch's leader epoch if it begins a new one.
   void track_epoch(const BatchHeader& h, index::IndexStore::Update& update);
   // Loads the stored epochs that begin below `before` (recovery re-derives
@@ -285,11 +299,15 @@ class Log {
   // `before` (what the applied marker does not cover); recovery's scan
   // applies the rest.
   Status load_producers(Offset before);
-  // Records an idempotent batch now committed in committed_producers_ and
-  // `update`.
-  void track_producer(const BatchHeader& h, index::IndexStore::Update& update);
-  // Both tables forget the batches at or after `offset`; returns the
-  // committed table as the index stores it, for the truncation's write.
+  // Loads the stored aborted transactions whose marker is below `before`.
+  Status load_aborted(Offset before);
+  // Records an idempotent batch or a transaction marker (`bytes`: the whole
+  // batch) now committed in committed_producers_, aborted_ and `update`.
+  void track_producer(const BatchHeader& h, std::span<const std::byte> bytes,
+                      index::IndexStore::Update& update);
+  // Both tables forget the batches (and aborted_ the transactions) at or
+  // after `offset`; returns the committed table as the index stores it, for
+  // the truncation's write.
   std::vector<index::IndexStore::ProducerRecord> cut_producers(Offset offset);
   std::vector<index::IndexStore::ProducerRecord> producer_records() const;
   // A retry of the batch `original`: answered with its offsets once it is
@@ -325,6 +343,11 @@ class Log {
   // and with the batches in flight too (the one append checks).
   ProducerStates committed_producers_;
   ProducerStates producers_;
+  // The aborted transactions of the committed log by marker offset (in the
+  // index with applied_), and the longest of them in offsets: a
+  // transaction that began before an offset ends at most that far after it.
+  std::map<Offset, AbortedTxn> aborted_;
+  int64_t longest_aborted_ = 0;
   struct DuplicateWaiter {
     ProducerBatch original;
     AppendCallback done;

@@ -1,6 +1,7 @@
-// Log: the idempotent producers' state (ProducerStates) — loaded from the
-// index at open, kept with every committed batch, cut with the log,
-// expired, and the answer to a retried batch.
+// Log: the idempotent and transactional producers' state (ProducerStates)
+// and the aborted transactions — loaded from the index at open, kept with
+// every committed batch and marker, cut with the log, expired; the answer
+// to a retried batch; the markers the broker writes.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -33,7 +34,40 @@ std::vector<index::IndexStore::ProducerRecord> Log::producer_records() const {
   return out;
 }
 
-void Log::track_producer(const BatchHeader& h, index::IndexStore::Update& update) {
+Status Log::load_aborted(Offset before) {
+  STRATA_ASSIGN_OR_RETURN(auto stored, options_.index->aborted_txns(options_.uid));
+  for (const auto& e : stored) {
+    // Recovery's scan records again the aborts at or after `before`.
+    if (e.last_offset >= before) break;
+    aborted_[e.last_offset] = AbortedTxn{e.producer_id, e.first_offset, e.last_offset};
+    longest_aborted_ = std::max(longest_aborted_, (e.last_offset - e.first_offset));
+  }
+  return ok_status();
+}
+
+void Log::track_producer(const BatchHeader& h, std::span<const std::byte> bytes,
+                         index::IndexStore::Update& update) {
+  if (h.control() && h.producer_id >= 0) {
+    auto marker = read_marker(bytes);
+    if (!marker) {
+      // Validated when appended; a marker that no longer reads is logged
+      // and ignored rather than stopping the log.
+      spdlog::error("partition {}: control batch at {} unreadable: {}", options_.uid, h.base_offset,
+                    marker.error().to_string());
+      return;
+    }
+    if (!*marker) return;
+    auto effect = committed_producers_.apply_marker(**marker, h.base_offset, h.max_timestamp);
+    if (!effect.changed) return;
+    update.set_producer(h.producer_id,
+                        encode_producer_state(*committed_producers_.find(h.producer_id)));
+    if (const auto& a = effect.aborted) {
+      aborted_[a->last_offset] = *a;
+      longest_aborted_ = std::max(longest_aborted_, (a->last_offset - a->first_offset));
+      update.add_aborted({a->producer_id, a->first_offset, a->last_offset});
+    }
+    return;
+  }
   if (!idempotent(h)) return;
   // The batch's own timestamp (as Kafka's lastTimestamp): leader, followers
   // and recovery derive the same state from the same bytes.
@@ -46,6 +80,7 @@ void Log::track_producer(const BatchHeader& h, index::IndexStore::Update& update
 std::vector<index::IndexStore::ProducerRecord> Log::cut_producers(Offset offset) {
   producers_.drop_from(offset);
   committed_producers_.drop_from(offset);
+  aborted_.erase(aborted_.lower_bound(offset), aborted_.end());
   return producer_records();
 }
 
@@ -64,6 +99,24 @@ size_t Log::expire_producers() {
   }
   spdlog::info("partition {}: {} idempotent producer(s) expired", options_.uid, gone.size());
   return gone.size();
+}
+
+Status Log::append_marker(const TxnMarker& marker, LeaderEpoch leader_epoch, AppendCallback done) {
+  auto bytes = build_marker_batch(marker, options_.clock->now_ms());
+  return append(SharedBytes::adopt(std::move(bytes)),
+                AppendOptions{.leader_epoch = leader_epoch, .allow_control = true},
+                std::move(done));
+}
+
+std::vector<AbortedTxn> Log::aborted_transactions(Offset from, Offset upper) const {
+  std::vector<AbortedTxn> out;
+  // Markers more than the longest transaction beyond `upper` end
+  // transactions that began at or after it.
+  for (auto it = aborted_.lower_bound(from); it != aborted_.end(); ++it) {
+    if (it->first.value() - longest_aborted_ > upper.value()) break;
+    if (it->second.first_offset < upper) out.push_back(it->second);
+  }
+  return out;
 }
 
 void Log::answer_duplicate(const ProducerBatch& original, AppendCallback done) {

@@ -163,6 +163,7 @@ Status Log::recover() {
   recovery_.scanned = !trusted;
   STRATA_TRY(load_epochs(applied_.next_offset));
   STRATA_TRY(load_producers(applied_.next_offset));
+  STRATA_TRY(load_aborted(applied_.next_offset));
 
   // Scan forward from the start, re-deriving index entries.
   index::IndexStore::Update update(uid);
@@ -215,7 +216,7 @@ Status Log::recover() {
         batch->header.max_timestamp = *derived;
       }
       scanned_in.insert(seg.base);
-      if (track_entry(seg, batch->position, batch->header, update) &&
+      if (track_entry(seg, batch->position, batch->header, batch->bytes, update) &&
           ++entries_in_update >= kEntriesPerIndexWrite) {
         update.set_applied(applied_);
         STRATA_TRY(idx.write(update));
@@ -298,8 +299,8 @@ Status Log::recover() {
   }
   // Entries, markers and producer batches beyond the end describe bytes
   // that are gone; the producers' states are stored as recovery left them.
-  committed_producers_.drop_from(applied_.next_offset);
-  STRATA_TRY(idx.truncate(uid, applied_.next_offset, applied_, producer_records()));
+  STRATA_TRY(
+      idx.truncate(uid, applied_.next_offset, applied_, cut_producers(applied_.next_offset)));
   if (!trusted) {
     // What was scanned may so far be only in the page cache of a process that
     // crashed; make it durable before calling it the recovery point.

@@ -9,7 +9,10 @@
 //   states.apply(header_with_offsets, now_ms);    // once the batch has its offsets
 //
 // A batch is idempotent when its producer id is >= 0 and it is not a
-// control batch. Checks (KAFKA-PROTOCOL.md, "Idempotence"):
+// control batch. A transactional one opens the producer's transaction here
+// if none is open; the producer's marker (a control batch, control_record.h)
+// ends it, and an abort is reported for the aborted-transaction index. Checks (KAFKA-PROTOCOL.md,
+// "Idempotence"):
 //  - a producer this partition does not know (never seen, or expired) may
 //    start at any sequence;
 //  - an epoch older than the producer's → kInvalidProducerEpoch;
@@ -37,6 +40,7 @@
 
 #include "base/ids.h"
 #include "base/result.h"
+#include "engine/control_record.h"
 #include "engine/record_batch.h"
 
 namespace strata::engine {
@@ -49,9 +53,33 @@ struct ProducerBatch {
   bool operator==(const ProducerBatch&) const = default;
 };
 
+// A transaction of the producer that ended in this partition: its first
+// offset here and its marker's offset.
+struct TxnSpan {
+  Offset first_offset;
+  Offset marker_offset;
+  bool operator==(const TxnSpan&) const = default;
+};
+
+// An aborted transaction, as read_committed fetches list it.
+struct AbortedTxn {
+  int64_t producer_id = -1;
+  Offset first_offset;
+  Offset last_offset;  // its abort marker's offset
+  bool operator==(const AbortedTxn&) const = default;
+};
+
 struct ProducerState {
   int16_t epoch = 0;
   std::deque<ProducerBatch> batches;  // the last kKeptBatches, oldest first
+  // The first offset here of the producer's open transaction, if one is.
+  std::optional<Offset> txn_first_offset;
+  // Its last kKeptBatches transactions ended here, oldest first (a
+  // truncation that cuts a marker opens its transaction again).
+  std::deque<TxnSpan> txns;
+  // The coordinator epoch of the last marker: markers from an older
+  // coordinator are fenced.
+  int32_t coordinator_epoch = -1;
   // Its last batch's max timestamp (Kafka's lastTimestamp: the producer's
   // clock under CreateTime): leader, followers and recovery derive the same
   // value from the same bytes. Expiry measures from it.
@@ -80,13 +108,37 @@ class ProducerStates {
   // change nothing. Returns whether the producer's state changed.
   bool apply(const BatchHeader& h, TimestampMs now_ms);
 
-  // Forgets the batches at or after `offset` (a truncated or rolled-back
-  // tail); a producer left with no batch is forgotten. Returns the producers
-  // changed (and whether each is gone).
+  // Whether a transaction marker from producer `m.producer_id` may be
+  // written: kInvalidProducerEpoch for an epoch older than the producer's,
+  // kTransactionCoordinatorFenced for a coordinator epoch older than the
+  // last marker's.
+  Status check_marker(const TxnMarker& m) const;
+  // Records the marker written at `offset`: the producer's open transaction
+  // (if any) ends there. A marker at or below one already recorded changes
+  // nothing (recovery rescanning). Returns whether the state changed and
+  // the transaction it aborted, if it aborted one with data here.
+  struct MarkerEffect {
+    bool changed = false;
+    std::optional<AbortedTxn> aborted;
+  };
+  MarkerEffect apply_marker(const TxnMarker& m, Offset offset, TimestampMs now_ms);
+
+  // The last stable offset under `high_watermark`: the first offset of the
+  // earliest transaction still open, or ended by a marker at or above the
+  // high watermark (not yet on every in-sync replica); else the high
+  // watermark.
+  Offset last_stable_offset(Offset high_watermark) const;
+
+  // Forgets the batches and transaction ends at or after `offset` (a
+  // truncated or rolled-back tail): a transaction whose marker goes is open
+  // again if it began before `offset`; one that began at or after it is
+  // gone. A producer left with no batch and no transaction is forgotten.
+  // Returns the producers changed.
   std::vector<int64_t> drop_from(Offset offset);
 
   // Forgets producers whose last write is more than `expiration_ms` before
-  // `now_ms` (producer.id.expiration.ms). Returns their ids.
+  // `now_ms` (producer.id.expiration.ms), except those with a transaction
+  // open here. Returns their ids.
   std::vector<int64_t> expire(TimestampMs now_ms, int64_t expiration_ms);
 
   const ProducerState* find(int64_t producer_id) const;
@@ -101,6 +153,11 @@ class ProducerStates {
 // Whether a batch takes part in idempotence.
 inline bool idempotent(const BatchHeader& h) {
   return h.producer_id >= 0 && !h.control();
+}
+
+// Whether a batch is a transaction's data (not its marker).
+inline bool transactional_data(const BatchHeader& h) {
+  return idempotent(h) && h.transactional();
 }
 
 }  // namespace strata::engine

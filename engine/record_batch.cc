@@ -112,7 +112,8 @@ Result<BatchHeader> validate_batch(std::span<const std::byte> bytes, const Batch
     return Error(Errc::kInvalidRecord,
                  fmt::format("unknown compression codec {}", static_cast<int>(h.compression())));
   }
-  if (h.producer_id >= 0 && h.base_sequence < 0) {
+  // A transaction marker has its producer but no sequence.
+  if (h.producer_id >= 0 && h.base_sequence < 0 && !h.control()) {
     return Error(Errc::kInvalidRecord, fmt::format("producer id {} with negative base sequence {}",
                                                    h.producer_id, h.base_sequence));
   }

@@ -1,6 +1,7 @@
 #include "index/index_store.h"
 
 #include <functional>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <rocksdb/cache.h>
@@ -44,6 +45,19 @@ std::string producer_key(PartitionUid uid, int64_t producer_id) {
   std::string k = keys::prefix(uid);
   keys::append_u64(k, keys::flip(producer_id));
   return k;
+}
+
+std::string aborted_key(PartitionUid uid, Offset marker) {
+  std::string k = keys::prefix(uid);
+  keys::append_u64(k, keys::flip(marker.value()));
+  return k;
+}
+
+std::string encode_aborted(const AbortedEntry& e) {
+  std::string v;
+  keys::append_u64(v, keys::flip(e.producer_id));
+  keys::append_u64(v, keys::flip(e.first_offset.value()));
+  return v;
 }
 
 std::string encode_offset(Offset o) {
@@ -143,9 +157,12 @@ void IndexStore::Update::add_epoch(const EpochEntry& epoch) {
 void IndexStore::Update::set_producer(int64_t producer_id, std::optional<std::string> state) {
   producers_.emplace_back(producer_id, std::move(state));
 }
+void IndexStore::Update::add_aborted(const AbortedEntry& entry) {
+  aborted_.push_back(entry);
+}
 bool IndexStore::Update::empty() const {
   return entries_.empty() && !applied_ && segments_.empty() && epochs_.empty() &&
-         producers_.empty();
+         producers_.empty() && aborted_.empty();
 }
 
 Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path& dir,
@@ -177,6 +194,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
       {"group_offsets", cf_options},
       {"leader_epochs", cf_options},
       {"producer_state", cf_options},
+      {"aborted_txns", cf_options},
   };
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(db_options, dir.string(), cfs, &store->handles_, &db);
@@ -188,6 +206,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   store->group_cf_ = store->handles_[4];
   store->epoch_cf_ = store->handles_[5];
   store->producer_cf_ = store->handles_[6];
+  store->aborted_cf_ = store->handles_[7];
   return store;
 }
 
@@ -222,16 +241,14 @@ Status IndexStore::write(const Update& update) {
       wb.Delete(producer_cf_, slice(producer_key(update.uid_, id)));
     }
   }
+  for (const auto& e : update.aborted_)
+    wb.Put(aborted_cf_, slice(aborted_key(update.uid_, e.last_offset)), slice(encode_aborted(e)));
   if (update.applied_) STRATA_TRY(put_marker(wb, update.uid_, kApplied, *update.applied_));
   for (const auto& [segment, meta] : update.segments_) {
     wb.Put(applied_cf_, slice(segment_meta_key(update.uid_, segment)),
            slice(encode_segment_meta(meta)));
   }
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;
-  auto s = db_->Write(wo, &wb);
-  if (!s.ok()) return db_error(s, "write");
-  return ok_status();
+  return commit(wb, Durability::kNoWal, "write");
 }
 
 namespace {
@@ -325,11 +342,7 @@ Result<std::optional<SegmentMeta>> IndexStore::segment_meta(PartitionUid uid,
 Status IndexStore::set_recovery_point(PartitionUid uid, const LogPoint& point) {
   rocksdb::WriteBatch wb;
   STRATA_TRY(put_marker(wb, uid, kRecoveryPoint, point));
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;
-  auto s = db_->Write(wo, &wb);
-  if (!s.ok()) return db_error(s, "write");
-  return ok_status();
+  return commit(wb, Durability::kNoWal, "write");
 }
 
 Status IndexStore::delete_time_entries(rocksdb::WriteBatch& wb, PartitionUid uid, Offset bound,
@@ -407,6 +420,21 @@ Result<std::vector<IndexStore::ProducerRecord>> IndexStore::producer_states(
   return out;
 }
 
+Result<std::vector<AbortedEntry>> IndexStore::aborted_txns(PartitionUid uid) const {
+  std::vector<AbortedEntry> out;
+  STRATA_TRY(scan_partition(aborted_cf_, uid, "aborted transaction", [&](auto k, auto v) -> Status {
+    if (v.size() != 16) {
+      return Error(Errc::kCorruption,
+                   fmt::format("aborted transaction of partition {} has a bad size", uid));
+    }
+    out.push_back(AbortedEntry{keys::unflip(keys::read_u64(v, 0)),
+                               Offset(keys::unflip(keys::read_u64(v, 8))),
+                               Offset(keys::unflip(keys::read_u64(k, keys::kUidSize)))});
+    return ok_status();
+  }));
+  return out;
+}
+
 Status IndexStore::trim_epochs(rocksdb::WriteBatch& wb, PartitionUid uid, Offset from,
                                bool at_or_after) const {
   STRATA_ASSIGN_OR_RETURN(auto epochs, leader_epochs(uid));
@@ -444,6 +472,7 @@ Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point
       wb.Put(producer_cf_, slice(producer_key(uid, id)), slice(state));
   }
   STRATA_TRY(put_marker(wb, uid, kApplied, point));
+  wb.DeleteRange(aborted_cf_, slice(aborted_key(uid, from)), slice(keys::prefix_end(uid)));
   wb.DeleteRange(offset_cf_, slice(keys::offset_key(uid, from)), slice(keys::prefix_end(uid)));
   STRATA_TRY(delete_time_entries(wb, uid, from, true));
   if (from < Offset::max()) {
@@ -457,37 +486,27 @@ Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point
   // Unlike the other writes this one goes through the WAL and is synced: new
   // appends will reuse the truncated offsets, and a crash must not bring the
   // old entries and markers back to point into the new data.
-  rocksdb::WriteOptions wo;
-  wo.sync = true;
-  auto s = db_->Write(wo, &wb);
-  if (!s.ok()) return db_error(s, "truncate");
-  return ok_status();
+  return commit(wb, Durability::kSynced, "truncate");
 }
 
 Status IndexStore::drop_before(PartitionUid uid, Offset before) {
   rocksdb::WriteBatch wb;
   STRATA_TRY(trim_epochs(wb, uid, before, false));
   wb.DeleteRange(offset_cf_, slice(keys::prefix(uid)), slice(keys::offset_key(uid, before)));
+  wb.DeleteRange(aborted_cf_, slice(keys::prefix(uid)), slice(aborted_key(uid, before)));
   STRATA_TRY(delete_time_entries(wb, uid, before, false));
   wb.DeleteRange(applied_cf_, slice(keys::marker_key(uid, kSegmentMeta)),
                  slice(segment_meta_key(uid, before)));
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;
-  auto s = db_->Write(wo, &wb);
-  if (!s.ok()) return db_error(s, "drop");
-  return ok_status();
+  return commit(wb, Durability::kNoWal, "drop");
 }
 
 Status IndexStore::drop_partition(PartitionUid uid) {
   rocksdb::WriteBatch wb;
-  for (auto* cf : {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_}) {
+  for (auto* cf :
+       {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_, aborted_cf_}) {
     wb.DeleteRange(cf, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
   }
-  rocksdb::WriteOptions wo;
-  wo.sync = true;
-  auto s = db_->Write(wo, &wb);
-  if (!s.ok()) return db_error(s, "drop partition");
-  return ok_status();
+  return commit(wb, Durability::kSynced, "drop partition");
 }
 
 namespace {
@@ -509,11 +528,7 @@ Status IndexStore::apply_group_ops(PartitionUid uid, Offset applied_next,
   std::string marker;
   keys::append_u64(marker, keys::flip(applied_next.value()));
   wb.Put(applied_cf_, slice(keys::marker_key(uid, kGroupApplied)), slice(marker));
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;
-  auto s = db_->Write(wo, &wb);
-  if (!s.ok()) return db_error(s, "group write");
-  return ok_status();
+  return commit(wb, Durability::kNoWal, "group write");
 }
 
 Result<std::optional<Offset>> IndexStore::group_applied(PartitionUid uid) const {
@@ -551,17 +566,33 @@ Status IndexStore::group_reset(PartitionUid uid) {
   rocksdb::WriteBatch wb;
   wb.DeleteRange(group_cf_, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
   wb.Delete(applied_cf_, slice(keys::marker_key(uid, kGroupApplied)));
+  return commit(wb, Durability::kSynced, "group reset");
+}
+
+Status IndexStore::commit(rocksdb::WriteBatch& wb, Durability durability, const char* what) {
   rocksdb::WriteOptions wo;
-  wo.sync = true;
+  wo.sync = durability == Durability::kSynced;
+  wo.disableWAL = durability == Durability::kNoWal;
+#if defined(__SANITIZE_THREAD__)
+  // RocksDB's write-group leader copies the other writers' batches into its
+  // own; RocksDB is not built with ThreadSanitizer, which therefore cannot
+  // see the hand-over and reports a race on the batch. Under TSan only, one
+  // writer at a time.
+  static std::mutex tsan_mu;
+  std::lock_guard lock(tsan_mu);
+#endif
   auto s = db_->Write(wo, &wb);
-  if (!s.ok()) return db_error(s, "group reset");
+  if (!s.ok()) return db_error(s, what);
   return ok_status();
 }
 
 Status IndexStore::flush() {
   rocksdb::FlushOptions fo;
   fo.wait = true;
-  auto s = db_->Flush(fo, {offset_cf_, time_cf_, applied_cf_, group_cf_});
+  // Every view: a clean-shutdown marker written after this makes recovery
+  // trust all of them without a scan.
+  auto s = db_->Flush(
+      fo, {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_, aborted_cf_});
   if (!s.ok()) return db_error(s, "flush");
   return ok_status();
 }

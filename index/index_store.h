@@ -8,6 +8,9 @@
 //   producer_state (partition uid, producer id) -> that idempotent producer's
 //                  state (engine/producer_states.h's encoding), as of the
 //                  applied marker written with it
+//   aborted_txns  (partition uid, abort marker offset) -> (producer id,
+//                  first offset): the aborted transactions read_committed
+//                  fetches list, as of the applied marker
 // Keys are big-endian so key order is numeric order. Both indexes hold the
 // same sparse entries: one per index.interval.bytes appended and one at the
 // first batch of every segment. An entry says "the batch at `offset` starts
@@ -84,6 +87,15 @@ struct EpochEntry {
   bool operator==(const EpochEntry&) const = default;
 };
 
+// An aborted transaction of a partition: its producer, its first offset
+// there and its abort marker's offset.
+struct AbortedEntry {
+  int64_t producer_id = -1;
+  Offset first_offset;
+  Offset last_offset;
+  bool operator==(const AbortedEntry&) const = default;
+};
+
 class IndexStore {
  public:
   struct Options {
@@ -117,6 +129,8 @@ class IndexStore {
     void add_epoch(const EpochEntry& epoch);
     // The state of producer `producer_id` (nullopt: it is gone).
     void set_producer(int64_t producer_id, std::optional<std::string> state);
+    // A transaction aborted by the marker at `entry.last_offset`.
+    void add_aborted(const AbortedEntry& entry);
     bool empty() const;
 
    private:
@@ -127,6 +141,7 @@ class IndexStore {
     std::vector<std::pair<Offset, SegmentMeta>> segments_;
     std::vector<EpochEntry> epochs_;
     std::vector<std::pair<int64_t, std::optional<std::string>>> producers_;
+    std::vector<AbortedEntry> aborted_;
   };
 
   Status write(const Update& update);
@@ -152,17 +167,21 @@ class IndexStore {
   // The partition's producer states, by producer id.
   using ProducerRecord = std::pair<int64_t, std::string>;
   Result<std::vector<ProducerRecord>> producer_states(PartitionUid uid) const;
+  // The partition's aborted transactions in marker-offset order.
+  Result<std::vector<AbortedEntry>> aborted_txns(PartitionUid uid) const;
 
   // Removes the entries with offset >= `from`, the metas of segments based
-  // above it and the epochs starting at or after it, sets the applied marker
+  // above it, the epochs starting at or after it and the aborted
+  // transactions whose marker is at or after it, sets the applied marker
   // to `point` and caps the recovery point at it; with `producers`, they
   // replace every producer state of the partition (the states after the
   // cut). Durable when it returns.
   Status truncate(PartitionUid uid, Offset from, const LogPoint& point,
                   const std::optional<std::vector<ProducerRecord>>& producers = std::nullopt);
-  // Removes the entries with offset < `before` and the metas of segments
-  // based below it (retention); of the epochs starting below it only the
-  // latest stays, starting at `before`.
+  // Removes the entries with offset < `before`, the metas of segments
+  // based below it and the aborted transactions whose marker is below it
+  // (retention); of the epochs starting below it only the latest stays,
+  // starting at `before`.
   Status drop_before(PartitionUid uid, Offset before);
   // Removes everything of a partition. Durable when it returns.
   Status drop_partition(PartitionUid uid);
@@ -188,6 +207,10 @@ class IndexStore {
 
  private:
   IndexStore() = default;
+  // kNoWal for the views the applied markers cover (recovery rebuilds what
+  // a crash loses); kSynced for cuts that must survive one.
+  enum class Durability { kNoWal, kSynced };
+  Status commit(rocksdb::WriteBatch& wb, Durability durability, const char* what);
   Status put_marker(rocksdb::WriteBatch& wb, PartitionUid uid, char kind, const LogPoint& point);
   // Calls `fn` with every (key, value) of `uid` in `cf`, whose keys are the
   // uid and 8 bytes (kCorruption otherwise, naming `what`).
@@ -211,6 +234,7 @@ class IndexStore {
   rocksdb::ColumnFamilyHandle* group_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* epoch_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* producer_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* aborted_cf_ = nullptr;
 };
 
 }  // namespace strata::index

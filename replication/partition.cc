@@ -54,6 +54,7 @@ void Partition::append_from_leader(std::span<const std::byte> records,
   engine::AppendOptions opts;
   opts.from_client = false;
   opts.keep_offsets = true;
+  opts.allow_control = true;  // the leader's transaction markers
   // Whole batches, each appended as it is: a bad one stops the copy there
   // (the batches before it stay, and the next fetch starts after them).
   struct State {
