@@ -41,6 +41,7 @@ std::string_view errc_name(Errc code) {
     case Errc::kOutOfOrderSequence: return "OutOfOrderSequence";
     case Errc::kInvalidProducerEpoch: return "InvalidProducerEpoch";
     case Errc::kTransactionCoordinatorFenced: return "TransactionCoordinatorFenced";
+    case Errc::kInvalidTxnState: return "InvalidTxnState";
   }
   return "Unknown";
 }

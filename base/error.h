@@ -46,6 +46,7 @@ enum class Errc {
   kOutOfOrderSequence,            // a producer's batch does not follow its last one
   kInvalidProducerEpoch,          // a producer's batch from an epoch older than its current one
   kTransactionCoordinatorFenced,  // a transaction marker from an older coordinator
+  kInvalidTxnState,  // a transactional write to a partition its transaction does not hold
   // Configuration and topic administration.
   kInvalidConfig,
   kInvalidTopic,              // a topic name Kafka would refuse

@@ -290,6 +290,22 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
   engine::AppendOptions opts;
   opts.leader_epoch = leader_epoch_;
   opts.from_client = options.from_client;
+  opts.allow_control = !options.from_client;  // the broker's transaction markers
+  if (options.from_client) {
+    // A transactional write opens a transaction here that only its
+    // coordinator's marker ends (KIP-890: the partition must have been
+    // added to the transaction). No coordinator has added any yet: refused,
+    // so that no transaction can hang read_committed readers.
+    for (const auto& b : batches) {
+      if (b.size() >= engine::kBatchHeaderSize &&
+          engine::transactional_data(engine::read_batch_header(b.data()))) {
+        return done(Error(Errc::kInvalidTxnState,
+                          fmt::format("{}-{}: a transactional write to a partition no transaction "
+                                      "coordinator added to the producer's transaction",
+                                      topic_, id_)));
+      }
+    }
+  }
   if (batches.size() > 1 && options.from_client) {
     // An idempotent producer's batch is checked against the one before it
     // as it is appended: one batch per partition per request (as Kafka
@@ -445,31 +461,55 @@ Status Partition::apply_topic_compression(std::vector<SharedBytes>& batches) con
   return ok_status();
 }
 
-void Partition::read(Offset offset, size_t max_bytes,
+void Partition::read(Offset offset, size_t max_bytes, Isolation isolation,
                      std::function<void(Result<ReadResult>)> done) {
-  read_below(offset, max_bytes, high_watermark(), std::move(done));
+  read_below(offset, max_bytes, visible_end(isolation), isolation, std::move(done));
 }
 
-void Partition::read_below(Offset offset, size_t max_bytes, Offset limit,
+namespace {
+
+// The offset after the last batch of `slices` (whole batches), or `from`
+// when there is none.
+Offset end_of_batches(const std::vector<SharedBytes>& slices, Offset from) {
+  Offset end = from;
+  for (const auto& s : slices) {
+    size_t pos = 0;
+    while (s.size() - pos >= engine::kBatchHeaderSize) {
+      auto h = engine::read_batch_header(s.data() + pos);
+      end = h.next_offset();
+      pos += h.total_size();
+    }
+  }
+  return end;
+}
+
+}  // namespace
+
+void Partition::read_below(Offset offset, size_t max_bytes, Offset limit, Isolation isolation,
                            std::function<void(Result<ReadResult>)> done) {
   Offset hw = high_watermark();
-  log_->read(offset, max_bytes, limit,
-             [this, hw, done = std::move(done)](Result<engine::ReadResult> r) {
-               if (!r) return done(r.error());
-               ReadResult out;
-               out.slices = std::move(r->slices);
-               out.bytes = r->bytes;
-               out.high_watermark = hw;
-               out.last_stable_offset = hw;
-               out.log_start_offset = log_->log_start_offset();
-               done(std::move(out));
-             });
+  Offset lso = log_->last_stable_offset(hw);
+  log_->read(
+      offset, max_bytes, limit,
+      [this, hw, lso, offset, isolation, done = std::move(done)](Result<engine::ReadResult> r) {
+        if (!r) return done(r.error());
+        ReadResult out;
+        out.slices = std::move(r->slices);
+        out.bytes = r->bytes;
+        out.high_watermark = hw;
+        out.last_stable_offset = lso;
+        out.log_start_offset = log_->log_start_offset();
+        if (isolation == Isolation::kReadCommitted && out.bytes > 0) {
+          out.aborted = log_->aborted_transactions(offset, end_of_batches(out.slices, offset));
+        }
+        done(std::move(out));
+      });
 }
 
 void Partition::read_for_follower(Offset offset, size_t max_bytes,
                                   std::function<void(Result<ReadResult>)> done) {
   if (auto st = require_leader(); !st) return done(st.error());
-  read_below(offset, max_bytes, Offset::max(), std::move(done));
+  read_below(offset, max_bytes, Offset::max(), Isolation::kReadUncommitted, std::move(done));
 }
 
 void Partition::wait_for_end(Offset seen, std::weak_ptr<void> alive, std::function<void()> fire) {

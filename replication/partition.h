@@ -54,7 +54,8 @@ struct AppendOptions {
   bool acks_all = false;
   int64_t timeout_ms = 30000;
   // A client's batches (baseOffset 0, topic compression applies) rather
-  // than ones the broker writes itself (group records, markers).
+  // than ones the broker writes itself (group records, transaction markers:
+  // engine::build_marker_batch, checked by engine::Log::append).
   bool from_client = true;
 };
 
@@ -90,7 +91,13 @@ struct ReadResult {
   Offset high_watermark;
   Offset last_stable_offset;
   Offset log_start_offset;
+  // A read_committed read's aborted transactions that overlap what it read
+  // (engine::Log::aborted_transactions), for the consumer to skip.
+  std::vector<engine::AbortedTxn> aborted;
 };
+
+// A consumer's isolation level (Fetch and ListOffsets v2+).
+enum class Isolation : int8_t { kReadUncommitted = 0, kReadCommitted = 1 };
 
 class Partition {
  public:
@@ -130,8 +137,14 @@ class Partition {
   void flush_if_due(FlushPolicy::Clock::time_point now);
 
   Offset high_watermark() const;
-  // Without transactions every offset below the high watermark is stable.
-  Offset last_stable_offset() const { return high_watermark(); }
+  // Where read_committed readers stop: below the high watermark and the
+  // first offset of every transaction not yet ended there
+  // (engine::Log::last_stable_offset).
+  Offset last_stable_offset() const { return log_->last_stable_offset(high_watermark()); }
+  // The offset a consumer at `isolation` may read up to.
+  Offset visible_end(Isolation isolation) const {
+    return isolation == Isolation::kReadCommitted ? last_stable_offset() : high_watermark();
+  }
 
   // Appends record batches (each one whole batch) as one unit: all are
   // validated before any is appended. Only the leader takes appends
@@ -145,8 +158,14 @@ class Partition {
   // [log start, high watermark] (kOffsetOutOfRange). Returns the new start.
   Result<Offset> delete_records(Offset offset);
 
-  // Whole batches from `offset` below the high watermark, up to `max_bytes`.
-  void read(Offset offset, size_t max_bytes, std::function<void(Result<ReadResult>)> done);
+  // Whole batches from `offset` below the high watermark (read_committed:
+  // the last stable offset, with the aborted transactions they overlap), up
+  // to `max_bytes`.
+  void read(Offset offset, size_t max_bytes, Isolation isolation,
+            std::function<void(Result<ReadResult>)> done);
+  void read(Offset offset, size_t max_bytes, std::function<void(Result<ReadResult>)> done) {
+    read(offset, max_bytes, Isolation::kReadUncommitted, std::move(done));
+  }
 
   // Calls `fire` once, when the high watermark moves past `seen` (at once if
   // it already has). Waiters whose `alive` token expired are dropped.
@@ -209,7 +228,7 @@ class Partition {
   // this replica still follows; `done` with its result.
   void when_idle_as_follower(std::function<Status()> cut, std::function<void(Status)> done);
   // Whole batches from `offset`, none at or beyond `limit`.
-  void read_below(Offset offset, size_t max_bytes, Offset limit,
+  void read_below(Offset offset, size_t max_bytes, Offset limit, Isolation isolation,
                   std::function<void(Result<ReadResult>)> done);
   void after_append(int64_t records);
   void notify();

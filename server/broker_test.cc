@@ -12,6 +12,7 @@
 #include "coordinator/embedded_store.h"
 #include "engine/batch_builder.h"
 #include "engine/compression.h"
+#include "engine/control_record.h"
 #include "engine/legacy_records.h"
 #include "replication/rpc_client.h"
 #include "server/group_lag.h"
@@ -856,6 +857,116 @@ TEST_F(BrokerTest, TheRpcPortClosesOnBadFramesAndKeepsServing) {
   ASSERT_FALSE(out->ok());
   EXPECT_EQ(out->error().code(), Errc::kUnavailable);
   EXPECT_NE(out->error().message().find("127.0.0.1:1"), std::string::npos);
+}
+
+// The batches of a fetch's records: (base offset, last offset, control).
+struct BatchSeen {
+  int64_t base;
+  int64_t last;
+  bool control;
+  bool operator==(const BatchSeen&) const = default;
+};
+std::vector<BatchSeen> batches_of(const kafka::Records& records) {
+  std::vector<BatchSeen> out;
+  for (const auto& slice : records.slices) {
+    size_t pos = 0;
+    while (pos + engine::kBatchHeaderSize <= slice.size()) {
+      auto h = engine::read_batch_header(slice.data() + pos);
+      out.push_back({h.base_offset.value(), h.last_offset().value(), h.control()});
+      pos += h.total_size();
+    }
+  }
+  return out;
+}
+
+TEST_F(BrokerTest, ReadCommittedStopsAtTheLastStableOffsetAndListsAbortedTransactions) {
+  create_topic("txn", 1);
+  // A client cannot open a transaction no coordinator added the partition to.
+  engine::BatchBuilder forged(
+      {.producer_id = 5, .producer_epoch = 0, .base_sequence = 0, .transactional = true});
+  forged.add({.key = "k", .value = "v", .timestamp = 1});
+  EXPECT_EQ(produce_batch("txn", 0, forged.build().value()).error_code,
+            kafka::code(kafka::ErrorCode::kInvalidTxnState));
+
+  ASSERT_EQ(produce("txn", 0, 3), 0);  // 0-2
+  // Producer 7's transaction (3-4), appended as the broker's own write
+  // (until a coordinator adds partitions to transactions), then more plain
+  // records (5-7).
+  auto broker_append = [&](std::vector<std::byte> batch) {
+    std::promise<Result<replication::AppendResult>> done;
+    on_partition("txn", 0, [&](Partition& p) {
+      p.append({SharedBytes::adopt(std::move(batch))}, {.acks_all = true, .from_client = false},
+               [&](Result<replication::AppendResult> r) { done.set_value(r); });
+      return 0;
+    });
+    return done.get_future().get();
+  };
+  engine::BatchBuilder txn(
+      {.producer_id = 7, .producer_epoch = 0, .base_sequence = 0, .transactional = true});
+  txn.add({.key = "t", .value = "1", .timestamp = 1});
+  txn.add({.key = "t", .value = "2", .timestamp = 1});
+  auto r = broker_append(txn.build().value());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_EQ(r->base_offset, Offset(3));
+  ASSERT_EQ(produce("txn", 0, 3), 5);  // 5-7
+
+  auto fetch_at = [&](int64_t offset, int8_t isolation) {
+    kafka::FetchRequest req;
+    req.max_wait_ms = 0;
+    req.min_bytes = 0;
+    req.max_bytes = 1 << 20;
+    req.isolation_level = isolation;
+    kafka::FetchRequest::Partition fp;
+    fp.partition = 0;
+    fp.fetch_offset = offset;
+    fp.partition_max_bytes = 1 << 20;
+    req.topics.push_back({"txn", {}, {fp}});
+    auto resp = client_->call<kafka::FetchRequest, kafka::FetchResponse>(req, 11);
+    return resp.responses.at(0).partitions.at(0);
+  };
+  auto latest = [&](int8_t isolation) {
+    kafka::ListOffsetsRequest req;
+    req.isolation_level = isolation;
+    req.topics.push_back({"txn", {{0, -1, kafka::ListOffsetsRequest::kLatest, 1}}});
+    auto resp = client_->call<kafka::ListOffsetsRequest, kafka::ListOffsetsResponse>(req, 5);
+    return resp.topics.at(0).partitions.at(0).offset;
+  };
+
+  auto uncommitted = fetch_at(0, 0);
+  EXPECT_EQ(uncommitted.high_watermark, 8);
+  EXPECT_EQ(uncommitted.last_stable_offset, 3);
+  EXPECT_EQ(batches_of(uncommitted.records).size(), 3u);
+  auto committed = fetch_at(0, 1);
+  EXPECT_EQ(committed.last_stable_offset, 3);
+  EXPECT_EQ(batches_of(committed.records), (std::vector<BatchSeen>{{0, 2, false}}));
+  ASSERT_TRUE(committed.aborted_transactions.has_value());
+  EXPECT_TRUE(committed.aborted_transactions->empty());
+  EXPECT_EQ(latest(0), 8);
+  EXPECT_EQ(latest(1), 3);
+
+  // The coordinator aborts it: the marker at 8 makes everything stable, and
+  // read_committed readers are told which producer's records to skip.
+  r = broker_append(engine::build_marker_batch({7, 0, 0, /*commit=*/false}, 1));
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_EQ(r->base_offset, Offset(8));
+  committed = fetch_at(0, 1);
+  EXPECT_EQ(committed.last_stable_offset, 9);
+  EXPECT_EQ(batches_of(committed.records),
+            (std::vector<BatchSeen>{{0, 2, false}, {3, 4, false}, {5, 7, false}, {8, 8, true}}));
+  EXPECT_EQ(committed.aborted_transactions,
+            (std::vector<kafka::FetchResponse::AbortedTransaction>{{7, 3}}));
+  EXPECT_TRUE(fetch_at(5, 1).aborted_transactions->size() == 1u);  // its marker is still ahead
+  EXPECT_TRUE(fetch_at(9, 1).aborted_transactions->empty());
+  EXPECT_EQ(latest(1), 9);
+
+  // Neither isolation level: refused, by partition.
+  EXPECT_EQ(fetch_at(0, 2).error_code, kafka::code(kafka::ErrorCode::kInvalidRequest));
+  kafka::ListOffsetsRequest bad;
+  bad.isolation_level = 3;
+  bad.topics.push_back({"txn", {{0, -1, kafka::ListOffsetsRequest::kLatest, 1}}});
+  auto resp = client_->call<kafka::ListOffsetsRequest, kafka::ListOffsetsResponse>(bad, 5);
+  EXPECT_EQ(resp.topics.at(0).partitions.at(0).error_code,
+            kafka::code(kafka::ErrorCode::kInvalidRequest));
 }
 
 }  // namespace

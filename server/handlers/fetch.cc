@@ -66,6 +66,15 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
         }
       }
     }
+    if (req_.isolation_level != 0 && req_.isolation_level != 1) {
+      // Neither read_uncommitted nor read_committed: every partition says so
+      // (versions before 7 have no top-level error).
+      top_error_ = ErrorCode::kInvalidRequest;
+      for (auto& rt : resp_.responses) {
+        for (auto& rp : rt.partitions)
+          rp.error_code = kafka::code(ErrorCode::kInvalidRequest);
+      }
+    }
     if (top_error_ != ErrorCode::kNone) return respond({});
     attempt();
   }
@@ -90,14 +99,16 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   void attempt() {
     auto self = shared_from_this();
     auto targets = targets_;
+    auto isolation = req_.isolation_level == 1 ? replication::Isolation::kReadCommitted
+                                               : replication::Isolation::kReadUncommitted;
     run_on_owners<PartitionResult>(
         ctx_.broker, ctx_.shard.id(), uids(),
-        [targets](Partition* p, size_t i, std::function<void(PartitionResult)> done) {
+        [targets, isolation](Partition* p, size_t i, std::function<void(PartitionResult)> done) {
           if (p == nullptr) {
             return done(PartitionResult{Error(Errc::kShutdown, "partition not open")});
           }
           p->read(
-              targets[i].offset, targets[i].read_bytes,
+              targets[i].offset, targets[i].read_bytes, isolation,
               [done](Result<replication::ReadResult> r) { done(PartitionResult{std::move(r)}); });
         },
         [self](std::vector<PartitionResult> results) { self->on_results(std::move(results)); });
@@ -154,7 +165,11 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     for (size_t i = 0; i < results.size(); ++i) {
       const auto& t = targets_[i];
       auto& rp = resp_.responses[t.topic].partitions[t.partition];
-      if (req_.isolation_level == 1 && results[i].read.ok()) rp.aborted_transactions.emplace();
+      if (req_.isolation_level == 1 && results[i].read.ok()) {
+        auto& list = rp.aborted_transactions.emplace();
+        for (const auto& a : results[i].read->aborted)
+          list.push_back({a.producer_id, a.first_offset.value()});
+      }
     }
     size_t overhead = encoded_overhead();
     FetchBudget budget{static_cast<size_t>(max_bytes_) - std::min<size_t>(overhead, max_bytes_)};

@@ -57,10 +57,13 @@ auto resolve(Broker& broker, const Req& topics, Resp& out_topics, std::vector<Pa
   return out;
 }
 
-void lookup(Partition* p, int64_t ts, std::function<void(OffsetAnswer)> done) {
+void lookup(Partition* p, int64_t ts, replication::Isolation isolation,
+            std::function<void(OffsetAnswer)> done) {
   if (p == nullptr) return done(OffsetAnswer{ErrorCode::kNotLeaderOrFollower});
   auto& log = p->log();
-  Offset hw = p->high_watermark();
+  // What a consumer at this isolation level may read (read_committed: the
+  // last stable offset) bounds "latest" and the time lookups.
+  Offset hw = p->visible_end(isolation);
   using L = kafka::ListOffsetsRequest;
   if (ts == L::kEarliest)
     return done(OffsetAnswer{ErrorCode::kNone, log.log_start_offset().value()});
@@ -95,10 +98,19 @@ void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
     at.emplace_back(w.topic, w.partition);
   }
   int16_t v = out.version();
+  if (req.isolation_level != 0 && req.isolation_level != 1) {
+    for (auto& rt : resp->topics) {
+      for (auto& rp : rt.partitions)
+        rp.error_code = kafka::code(ErrorCode::kInvalidRequest);
+    }
+    return out.send(*resp);
+  }
+  auto isolation = req.isolation_level == 1 ? replication::Isolation::kReadCommitted
+                                            : replication::Isolation::kReadUncommitted;
   run_on_owners<OffsetAnswer>(
       ctx.broker, ctx.shard.id(), uids,
-      [timestamps](Partition* p, size_t i, std::function<void(OffsetAnswer)> done) {
-        lookup(p, timestamps[i], std::move(done));
+      [timestamps, isolation](Partition* p, size_t i, std::function<void(OffsetAnswer)> done) {
+        lookup(p, timestamps[i], isolation, std::move(done));
       },
       [resp, at, leader_epochs, out, v](std::vector<OffsetAnswer> answers) {
         for (size_t i = 0; i < answers.size(); ++i) {

@@ -47,6 +47,7 @@ std::string_view error_name(ErrorCode e) {
     case ErrorCode::kOutOfOrderSequenceNumber: return "OUT_OF_ORDER_SEQUENCE_NUMBER";
     case ErrorCode::kDuplicateSequenceNumber: return "DUPLICATE_SEQUENCE_NUMBER";
     case ErrorCode::kInvalidProducerEpoch: return "INVALID_PRODUCER_EPOCH";
+    case ErrorCode::kInvalidTxnState: return "INVALID_TXN_STATE";
     case ErrorCode::kTransactionCoordinatorFenced: return "TRANSACTION_COORDINATOR_FENCED";
     case ErrorCode::kKafkaStorageError: return "KAFKA_STORAGE_ERROR";
     case ErrorCode::kGroupIdNotFound: return "GROUP_ID_NOT_FOUND";
@@ -93,6 +94,7 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kOutOfOrderSequence: return ErrorCode::kOutOfOrderSequenceNumber;
     case Errc::kInvalidProducerEpoch: return ErrorCode::kInvalidProducerEpoch;
     case Errc::kTransactionCoordinatorFenced: return ErrorCode::kTransactionCoordinatorFenced;
+    case Errc::kInvalidTxnState: return ErrorCode::kInvalidTxnState;
     case Errc::kFencedLeaderEpoch: return ErrorCode::kFencedLeaderEpoch;
     case Errc::kUnknownLeaderEpoch: return ErrorCode::kUnknownLeaderEpoch;
     case Errc::kShutdown: return ErrorCode::kNotLeaderOrFollower;

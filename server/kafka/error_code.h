@@ -50,6 +50,7 @@ enum class ErrorCode : int16_t {
   kOutOfOrderSequenceNumber = 45,
   kDuplicateSequenceNumber = 46,
   kInvalidProducerEpoch = 47,
+  kInvalidTxnState = 48,
   kTransactionCoordinatorFenced = 52,
   kKafkaStorageError = 56,
   kGroupIdNotFound = 69,
