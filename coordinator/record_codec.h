@@ -49,6 +49,9 @@ class In {
  public:
   explicit In(std::span<const std::byte> s) : p_(s.data()), end_(s.data() + s.size()) {}
   bool ok() const { return ok_; }
+  // Bytes not yet read; whether none are.
+  size_t left() const { return static_cast<size_t>(end_ - p_); }
+  bool at_end() const { return p_ == end_; }
   template <typename T>
   T fixed() {
     if (static_cast<size_t>(end_ - p_) < sizeof(T)) return fail<T>();
