@@ -295,12 +295,11 @@ class Log {
   // Loads the stored epochs that begin below `before` (recovery re-derives
   // the rest from the batches it scans).
   Status load_epochs(Offset before);
-  // Loads the stored producer states, without their batches at or after
-  // `before` (what the applied marker does not cover); recovery's scan
-  // applies the rest.
-  Status load_producers(Offset before);
-  // Loads the stored aborted transactions whose marker is below `before`.
-  Status load_aborted(Offset before);
+  // Loads the stored producer states (as of the stored applied marker;
+  // recovery's scan applies what follows it).
+  Status load_producers();
+  // Loads the stored aborted transactions (as of the stored applied marker).
+  Status load_aborted();
   // Records an idempotent batch or a transaction marker (`bytes`: the whole
   // batch) now committed in committed_producers_, aborted_ and `update`.
   void track_producer(const BatchHeader& h, std::span<const std::byte> bytes,

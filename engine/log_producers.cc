@@ -9,7 +9,7 @@
 
 namespace strata::engine {
 
-Status Log::load_producers(Offset before) {
+Status Log::load_producers() {
   STRATA_ASSIGN_OR_RETURN(auto stored, options_.index->producer_states(options_.uid));
   for (auto& [id, bytes] : stored) {
     auto state = decode_producer_state(bytes);
@@ -21,9 +21,6 @@ Status Log::load_producers(Offset before) {
     }
     committed_producers_.put(id, std::move(state).value());
   }
-  // What the marker does not cover goes; recovery's scan applies it again
-  // if it is still in the log, and its last index write stores the table.
-  committed_producers_.drop_from(before);
   return ok_status();
 }
 
@@ -34,12 +31,10 @@ std::vector<index::IndexStore::ProducerRecord> Log::producer_records() const {
   return out;
 }
 
-Status Log::load_aborted(Offset before) {
+Status Log::load_aborted() {
   STRATA_ASSIGN_OR_RETURN(auto stored, options_.index->aborted_txns(options_.uid));
   for (const auto& e : stored) {
-    // Recovery's scan records again the aborts at or after `before`.
-    if (e.last_offset >= before) break;
-    aborted_[e.last_offset] = AbortedTxn{e.producer_id, e.first_offset, e.last_offset};
+    aborted_[e.last_offset] = e;
     longest_aborted_ = std::max(longest_aborted_, (e.last_offset - e.first_offset));
   }
   return ok_status();
@@ -64,7 +59,7 @@ void Log::track_producer(const BatchHeader& h, std::span<const std::byte> bytes,
     if (const auto& a = effect.aborted) {
       aborted_[a->last_offset] = *a;
       longest_aborted_ = std::max(longest_aborted_, (a->last_offset - a->first_offset));
-      update.add_aborted({a->producer_id, a->first_offset, a->last_offset});
+      update.add_aborted(*a);
     }
     return;
   }

@@ -150,6 +150,14 @@ Status Log::recover() {
     const auto& first = *segments_.begin()->second;
     start = index::LogPoint{first.base, first.base, FilePos(0), index::kNoTimestamp, 0};
   }
+  // The producers and aborted transactions as stored: as of the stored
+  // applied marker, at or after the start. The scan's batches and markers
+  // up to that marker are already in them (ProducerState::last_offset) and
+  // change nothing; rewinding them to the start instead could forget a
+  // transaction that began before it and ended after it. What the scan
+  // does not reach (a defect cut the log) is cut at the end.
+  STRATA_TRY(load_producers());
+  STRATA_TRY(load_aborted());
   if (repair) {
     // Entries from the start on are derived again; those written from
     // unchecked timestamps must not survive beside them in the time index.
@@ -162,8 +170,6 @@ Status Log::recover() {
   applied_ = *start;
   recovery_.scanned = !trusted;
   STRATA_TRY(load_epochs(applied_.next_offset));
-  STRATA_TRY(load_producers(applied_.next_offset));
-  STRATA_TRY(load_aborted(applied_.next_offset));
 
   // Scan forward from the start, re-deriving index entries.
   index::IndexStore::Update update(uid);
@@ -293,6 +299,10 @@ Status Log::recover() {
     if (scanned_in.contains(base) || without_meta.contains(base)) seg->meta.last_write_ms = now;
     if (base >= start->segment || without_meta.contains(base)) update.set_segment(base, seg->meta);
   }
+  // The aborts from the start on, in case a repair's cut took them out of
+  // the index (those beyond the end go below).
+  for (auto it = aborted_.lower_bound(start->next_offset); it != aborted_.end(); ++it)
+    update.add_aborted(it->second);
   if (!update.empty()) {
     update.set_applied(applied_);
     STRATA_TRY(idx.write(update));

@@ -110,6 +110,32 @@ TEST_F(LogTxnTest, OpenAndAbortedTransactionsSurviveCrashesAndCleanRestarts) {
   EXPECT_EQ(aborted().size(), 2u);
 }
 
+TEST_F(LogTxnTest, RecoveryFromBeforeAMarkerKeepsATransactionThatBeganBeforeIt) {
+  ASSERT_TRUE(open_log().ok());
+  ASSERT_TRUE(append(txn(7, 0, 0)).ok());  // 0-1: the first transaction's data
+  ASSERT_TRUE(flush().ok());               // the recovery point: 2
+  ASSERT_TRUE(end_txn(7, 0, false).ok());  // 2: its abort
+  // Five more transactions: the first one falls out of the producer's
+  // kept history.
+  for (int i = 1; i <= 5; ++i) {
+    ASSERT_TRUE(append(txn(7, 0, 2 * i)).ok());
+    ASSERT_TRUE(end_txn(7, 0, false).ok());
+  }
+  auto want = aborted();
+  ASSERT_EQ(want.size(), 6u);
+  ASSERT_EQ(want.front(), (AbortedTxn{7, Offset(0), Offset(2)}));
+  // A crash after the index was written: recovery scans from the recovery
+  // point, after the first transaction began and before it ended.
+  crash(/*lose_index_memtable=*/false);
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_TRUE(log_->recovery().scanned);
+  EXPECT_EQ(aborted(), want);
+  EXPECT_EQ(lso(), log_->log_end_offset());
+  close_cleanly();
+  ASSERT_TRUE(open_log(/*clean_start=*/true).ok());
+  EXPECT_EQ(aborted(), want);
+}
+
 TEST_F(LogTxnTest, TruncatingAMarkerOpensItsTransactionAgainAndForgetsItsAbort) {
   ASSERT_TRUE(open_log().ok());
   ASSERT_TRUE(append(txn(7, 0, 0)).ok());  // 0-1

@@ -21,13 +21,14 @@ int32_t last_sequence(const BatchHeader& h) {
 }
 
 // The encoding, big-endian: version u8 = 2 | epoch i16 | last_write_ms i64
-// | coordinator_epoch i32 | txn_first_offset i64 (-1: none) | batches u8 |
+// | coordinator_epoch i32 | txn_first_offset i64 (-1: none) | last_offset
+// i64 | batches u8 |
 // txns u8 | batches × (first i32, last i32, base i64, last i64) | txns ×
 // (first i64, marker i64). Version 1 (before transactions) is epoch,
 // last_write_ms and the batches only.
 constexpr uint8_t kFormat = 2;
 constexpr size_t kFixed1 = 1 + 2 + 8 + 1;
-constexpr size_t kFixed = 1 + 2 + 8 + 4 + 8 + 1 + 1;
+constexpr size_t kFixed = 1 + 2 + 8 + 4 + 8 + 8 + 1 + 1;
 constexpr size_t kPerBatch = 4 + 4 + 8 + 8;
 constexpr size_t kPerTxn = 8 + 8;
 
@@ -45,8 +46,9 @@ std::string encode_producer_state(const ProducerState& state) {
   be::store<int64_t>(p + 3, state.last_write_ms);
   be::store<int32_t>(p + 11, state.coordinator_epoch);
   be::store<int64_t>(p + 15, state.txn_first_offset ? state.txn_first_offset->value() : -1);
-  p[23] = static_cast<std::byte>(state.batches.size());
-  p[24] = static_cast<std::byte>(state.txns.size());
+  be::store<int64_t>(p + 23, state.last_offset.value());
+  p[31] = static_cast<std::byte>(state.batches.size());
+  p[32] = static_cast<std::byte>(state.txns.size());
   p += kFixed;
   for (const auto& b : state.batches) {
     be::store<int32_t>(p, b.first_sequence);
@@ -82,8 +84,9 @@ Result<ProducerState> decode_producer_state(std::string_view bytes) {
     s.coordinator_epoch = be::load<int32_t>(p + 11);
     int64_t first = be::load<int64_t>(p + 15);
     if (first >= 0) s.txn_first_offset = Offset(first);
-    batches = std::to_integer<uint8_t>(p[23]);
-    txns = std::to_integer<uint8_t>(p[24]);
+    s.last_offset = Offset(be::load<int64_t>(p + 23));
+    batches = std::to_integer<uint8_t>(p[31]);
+    txns = std::to_integer<uint8_t>(p[32]);
   }
   if (bytes.size() != fixed + batches * kPerBatch + txns * kPerTxn ||
       batches > ProducerStates::kKeptBatches || txns > ProducerStates::kKeptBatches) {
@@ -97,6 +100,7 @@ Result<ProducerState> decode_producer_state(std::string_view bytes) {
   }
   for (size_t i = 0; i < txns; ++i, p += kPerTxn)
     s.txns.push_back(TxnSpan{Offset(be::load<int64_t>(p)), Offset(be::load<int64_t>(p + 8))});
+  if (format == 1 && !s.batches.empty()) s.last_offset = s.batches.back().last_offset;
   return s;
 }
 
@@ -136,11 +140,10 @@ Result<ProducerStates::Verdict> ProducerStates::check(const BatchHeader& h) cons
 bool ProducerStates::apply(const BatchHeader& h, TimestampMs now_ms) {
   if (!idempotent(h)) return false;
   ProducerState& s = states_[h.producer_id];
-  if (!s.batches.empty()) {
-    if (h.base_offset <= s.batches.back().last_offset) return false;  // already here
-    if (h.producer_epoch != s.epoch) s.batches.clear();
-  }
+  if (h.base_offset <= s.last_offset) return false;  // already here
+  if (h.producer_epoch != s.epoch) s.batches.clear();
   s.epoch = h.producer_epoch;
+  s.last_offset = h.last_offset();
   s.batches.push_back(
       ProducerBatch{h.base_sequence, last_sequence(h), h.base_offset, h.last_offset()});
   while (s.batches.size() > kKeptBatches)
@@ -170,10 +173,8 @@ Status ProducerStates::check_marker(const TxnMarker& m) const {
 ProducerStates::MarkerEffect ProducerStates::apply_marker(const TxnMarker& m, Offset offset,
                                                           TimestampMs now_ms) {
   ProducerState& s = states_[m.producer_id];
-  bool seen = (!s.txns.empty() && s.txns.back().marker_offset >= offset) ||
-              (s.txn_first_offset && *s.txn_first_offset >= offset) ||
-              (!s.batches.empty() && s.batches.back().last_offset >= offset);
-  if (seen) return {};
+  if (offset <= s.last_offset) return {};  // already here
+  s.last_offset = offset;
   MarkerEffect effect{.changed = true};
   if (s.txn_first_offset) {
     if (!m.commit) effect.aborted = AbortedTxn{m.producer_id, *s.txn_first_offset, offset};
@@ -219,7 +220,14 @@ std::vector<int64_t> ProducerStates::drop_from(Offset offset) {
       s.txns.pop_back();
       cut = true;
     }
-    if (cut) changed.push_back(it->first);
+    if (cut) {
+      changed.push_back(it->first);
+      Offset last(-1);
+      if (!s.batches.empty()) last = std::max(last, s.batches.back().last_offset);
+      if (!s.txns.empty()) last = std::max(last, s.txns.back().marker_offset);
+      if (s.txn_first_offset) last = std::max(last, *s.txn_first_offset);
+      s.last_offset = last;
+    }
     bool empty = s.batches.empty() && s.txns.empty() && !s.txn_first_offset;
     it = empty ? states_.erase(it) : std::next(it);
   }

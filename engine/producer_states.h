@@ -42,6 +42,7 @@
 #include "base/result.h"
 #include "engine/control_record.h"
 #include "engine/record_batch.h"
+#include "index/index_store.h"
 
 namespace strata::engine {
 
@@ -61,13 +62,9 @@ struct TxnSpan {
   bool operator==(const TxnSpan&) const = default;
 };
 
-// An aborted transaction, as read_committed fetches list it.
-struct AbortedTxn {
-  int64_t producer_id = -1;
-  Offset first_offset;
-  Offset last_offset;  // its abort marker's offset
-  bool operator==(const AbortedTxn&) const = default;
-};
+// An aborted transaction, as read_committed fetches list it (the index
+// stores it as it is).
+using AbortedTxn = index::AbortedEntry;
 
 struct ProducerState {
   int16_t epoch = 0;
@@ -80,6 +77,9 @@ struct ProducerState {
   // The coordinator epoch of the last marker: markers from an older
   // coordinator are fenced.
   int32_t coordinator_epoch = -1;
+  // The offset of the producer's last batch or marker applied: anything at
+  // or below it is already in the table (recovery rescanning).
+  Offset last_offset{-1};
   // Its last batch's max timestamp (Kafka's lastTimestamp: the producer's
   // clock under CreateTime): leader, followers and recovery derive the same
   // value from the same bytes. Expiry measures from it.

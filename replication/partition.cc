@@ -292,28 +292,24 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
   opts.from_client = options.from_client;
   opts.allow_control = !options.from_client;  // the broker's transaction markers
   if (options.from_client) {
-    // A transactional write opens a transaction here that only its
-    // coordinator's marker ends (KIP-890: the partition must have been
-    // added to the transaction). No coordinator has added any yet: refused,
-    // so that no transaction can hang read_committed readers.
     for (const auto& b : batches) {
-      if (b.size() >= engine::kBatchHeaderSize &&
-          engine::transactional_data(engine::read_batch_header(b.data()))) {
+      if (b.size() < engine::kBatchHeaderSize) continue;  // the log refuses it
+      auto h = engine::read_batch_header(b.data());
+      // A transactional write opens a transaction here that only its
+      // coordinator's marker ends (KIP-890: the partition must have been
+      // added to the transaction). No coordinator has added any yet:
+      // refused, so that no transaction can hang read_committed readers.
+      if (engine::transactional_data(h)) {
         return done(Error(Errc::kInvalidTxnState,
                           fmt::format("{}-{}: a transactional write to a partition no transaction "
                                       "coordinator added to the producer's transaction",
                                       topic_, id_)));
       }
-    }
-  }
-  if (batches.size() > 1 && options.from_client) {
-    // An idempotent producer's batch is checked against the one before it
-    // as it is appended: one batch per partition per request (as Kafka
-    // requires from Produce v3 on), or a refusal could come after batches
-    // of the same request were written.
-    for (const auto& b : batches) {
-      if (b.size() >= engine::kBatchHeaderSize &&
-          engine::idempotent(engine::read_batch_header(b.data()))) {
+      // An idempotent producer's batch is checked against the one before it
+      // as it is appended: one batch per partition per request (as Kafka
+      // requires from Produce v3 on), or a refusal could come after batches
+      // of the same request were written.
+      if (batches.size() > 1 && engine::idempotent(h)) {
         return done(Error(Errc::kInvalidRecord,
                           fmt::format("{}-{}: an idempotent producer's request holds {} batches "
                                       "for one partition; one is allowed",
@@ -488,7 +484,7 @@ Offset end_of_batches(const std::vector<SharedBytes>& slices, Offset from) {
 void Partition::read_below(Offset offset, size_t max_bytes, Offset limit, Isolation isolation,
                            std::function<void(Result<ReadResult>)> done) {
   Offset hw = high_watermark();
-  Offset lso = log_->last_stable_offset(hw);
+  Offset lso = last_stable_offset();
   log_->read(
       offset, max_bytes, limit,
       [this, hw, lso, offset, isolation, done = std::move(done)](Result<engine::ReadResult> r) {

@@ -21,6 +21,7 @@
 // Thread-safety: the owning shard's thread only.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -140,7 +141,10 @@ class Partition {
   // Where read_committed readers stop: below the high watermark and the
   // first offset of every transaction not yet ended there
   // (engine::Log::last_stable_offset).
-  Offset last_stable_offset() const { return log_->last_stable_offset(high_watermark()); }
+  // Never below the log start (DeleteRecords, retention): Kafka's clamp.
+  Offset last_stable_offset() const {
+    return std::max(log_->last_stable_offset(high_watermark()), log_->log_start_offset());
+  }
   // The offset a consumer at `isolation` may read up to.
   Offset visible_end(Isolation isolation) const {
     return isolation == Isolation::kReadCommitted ? last_stable_offset() : high_watermark();

@@ -53,11 +53,15 @@ int32_t java_string_hash(std::string_view s) {
   return static_cast<int32_t>(h);
 }
 
-int32_t offsets_partition_for(std::string_view group) {
-  int32_t h = java_string_hash(group);
+int32_t internal_partition_for(std::string_view id, int32_t partitions) {
+  int32_t h = java_string_hash(id);
   // Kafka's Utils.abs: Integer.MIN_VALUE maps to 0.
   int32_t a = h == INT32_MIN ? 0 : (h < 0 ? -h : h);
-  return a % kOffsetsPartitions;
+  return a % partitions;
+}
+
+int32_t offsets_partition_for(std::string_view group) {
+  return internal_partition_for(group, kOffsetsPartitions);
 }
 
 std::vector<std::byte> encode_key(const GroupRecord& r) {

@@ -24,6 +24,9 @@ inline constexpr int32_t kOffsetsPartitions = 50;
 
 // Java's String.hashCode, so a group maps to the partition Kafka would use.
 int32_t java_string_hash(std::string_view s);
+// The partition of an internal topic of `partitions` that holds `id` (a
+// group, a transactional id): abs(Java hash) % partitions, as Kafka's.
+int32_t internal_partition_for(std::string_view id, int32_t partitions);
 // The __consumer_offsets partition that holds `group`.
 int32_t offsets_partition_for(std::string_view group);
 

@@ -37,8 +37,7 @@ std::string_view state_name(TxnState state) {
 }
 
 int32_t txn_partition_for(std::string_view transactional_id) {
-  int64_t h = java_string_hash(transactional_id);
-  return static_cast<int32_t>(std::llabs(h) % kTransactionStatePartitions);
+  return internal_partition_for(transactional_id, kTransactionStatePartitions);
 }
 
 std::vector<std::byte> encode_txn_key(std::string_view transactional_id) {

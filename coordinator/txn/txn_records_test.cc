@@ -66,6 +66,8 @@ TEST(TxnRecordsTest, AnIdMapsToThePartitionKafkaWouldUse) {
   // abs(Java "".hashCode()) % 50 = 0; "a".hashCode() = 97 → 47.
   EXPECT_EQ(txn_partition_for(""), 0);
   EXPECT_EQ(txn_partition_for("a"), 47);
+  // Java's hash of this one is Integer.MIN_VALUE, whose Kafka abs is 0.
+  EXPECT_EQ(txn_partition_for("polygenelubricants"), 0);
   for (auto id : {"orders", "payments-1", "zz"}) {
     int32_t p = txn_partition_for(id);
     EXPECT_GE(p, 0);

@@ -33,7 +33,7 @@ struct TxnDecision {
   std::optional<TxnMetadata> next;
 };
 
-// The producer (id, epoch) a v3+ InitProducerId says it had.
+// The producer (id, epoch) a v3+ InitProducerId says it had; (-1, -1): none.
 struct ProducerIdEpoch {
   int64_t producer_id = -1;
   int16_t producer_epoch = -1;

@@ -66,9 +66,11 @@ TEST(TxnStateTest, InitBumpsTheEpochAndAbortsATransactionInProgress) {
 TEST(TxnStateTest, AResumingProducerMustNameTheIdsProducer) {
   auto m = with(TxnState::kCompleteCommit);
   EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{100, 3}).error, TxnError::kNone);
-  EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{100, 2}).error, TxnError::kNone);
-  EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{100, 1}).error,
-            TxnError::kProducerFenced);
+  EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{-1, -1}).error, TxnError::kNone);
+  // A zombie of epoch 2, after another instance took 3: fenced, nothing bumped.
+  auto zombie = init_producer(m, 1000, kMax, 1, ProducerIdEpoch{100, 2});
+  EXPECT_EQ(zombie.error, TxnError::kProducerFenced);
+  EXPECT_FALSE(zombie.next);
   EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{7, 3}).error,
             TxnError::kProducerFenced);
 }
