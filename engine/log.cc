@@ -111,11 +111,11 @@ Result<BatchHeader> Log::check_append(std::span<const std::byte> batch,
   limits.allow_control = options.allow_control;
   limits.require_zero_base_offset = options.from_client && !options.keep_offsets;
   // The records of a data batch are walked once, below (which checks what
-  // validate_batch's walk would); only broker-written control batches,
-  // which skip that walk, are checked by validate_batch.
-  // A follower's copy of a control batch was checked by its leader (and a
-  // marker's record is read again when it is recorded).
-  limits.check_records = options.allow_control && !options.keep_offsets;
+  // validate_batch's walk would), whoever wrote it; only the broker's own
+  // control batches, which skip that walk, are checked by validate_batch (a
+  // follower's copy was checked by its leader).
+  bool control = batch.size() >= kBatchHeaderSize && read_batch_header(batch.data()).control();
+  limits.check_records = control && options.allow_control && !options.keep_offsets;
   STRATA_ASSIGN_OR_RETURN(BatchHeader header, validate_batch(batch, limits));
   if (header.control()) return header;
   // The records are walked (and decompressed) whatever the timestamp type:

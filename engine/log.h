@@ -167,10 +167,6 @@ class Log {
   // What this log knows of idempotent producers, with the batches in flight.
   const ProducerStates& producer_states() const { return producers_; }
 
-  // Appends producer `marker.producer_id`'s transaction marker (commit or
-  // abort) as a control batch in `leader_epoch`, checked against the
-  // producer's state (ProducerStates::check_marker). `done` as append's.
-  Status append_marker(const TxnMarker& marker, LeaderEpoch leader_epoch, AppendCallback done);
   // The last stable offset under `high_watermark`
   // (ProducerStates::last_stable_offset over the committed log).
   Offset last_stable_offset(Offset high_watermark) const {

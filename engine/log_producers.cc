@@ -1,7 +1,7 @@
 // Log: the idempotent and transactional producers' state (ProducerStates)
 // and the aborted transactions — loaded from the index at open, kept with
 // every committed batch and marker, cut with the log, expired; the answer
-// to a retried batch; the markers the broker writes.
+// to a retried batch.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -94,13 +94,6 @@ size_t Log::expire_producers() {
   }
   spdlog::info("partition {}: {} idempotent producer(s) expired", options_.uid, gone.size());
   return gone.size();
-}
-
-Status Log::append_marker(const TxnMarker& marker, LeaderEpoch leader_epoch, AppendCallback done) {
-  auto bytes = build_marker_batch(marker, options_.clock->now_ms());
-  return append(SharedBytes::adopt(std::move(bytes)),
-                AppendOptions{.leader_epoch = leader_epoch, .allow_control = true},
-                std::move(done));
 }
 
 std::vector<AbortedTxn> Log::aborted_transactions(Offset from, Offset upper) const {

@@ -24,12 +24,9 @@ class LogTxnTest : public testing::LogFixture {
   }
   Result<AppendResult> end_txn(int64_t pid, int16_t epoch, bool commit,
                                int32_t coordinator_epoch = 0) {
-    std::optional<Result<AppendResult>> out;
-    auto st = log_->append_marker({pid, epoch, coordinator_epoch, commit}, LeaderEpoch(0),
-                                  [&](Result<AppendResult> r) { out = std::move(r); });
-    if (!st) return std::move(st).error();
-    loop_.run_until([&] { return out.has_value(); });
-    return std::move(*out);
+    // As the broker writes one: its own append, control batches allowed.
+    return append(build_marker_batch({pid, epoch, coordinator_epoch, commit}, 1),
+                  {.allow_control = true, .from_client = false});
   }
   std::vector<AbortedTxn> aborted(Offset from = Offset(0), Offset upper = Offset::max()) {
     return log_->aborted_transactions(from, upper);

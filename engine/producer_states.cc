@@ -148,7 +148,10 @@ bool ProducerStates::apply(const BatchHeader& h, TimestampMs now_ms) {
       ProducerBatch{h.base_sequence, last_sequence(h), h.base_offset, h.last_offset()});
   while (s.batches.size() > kKeptBatches)
     s.batches.pop_front();
-  if (h.transactional() && !s.txn_first_offset) s.txn_first_offset = h.base_offset;
+  if (h.transactional() && !s.txn_first_offset) {
+    s.txn_first_offset = h.base_offset;
+    transactional_.insert(h.producer_id);
+  }
   s.last_write_ms = now_ms;
   return true;
 }
@@ -194,7 +197,8 @@ ProducerStates::MarkerEffect ProducerStates::apply_marker(const TxnMarker& m, Of
 
 Offset ProducerStates::last_stable_offset(Offset high_watermark) const {
   Offset lso = high_watermark;
-  for (const auto& [id, s] : states_) {
+  for (int64_t id : transactional_) {
+    const ProducerState& s = states_.at(id);
     if (s.txn_first_offset) lso = std::min(lso, *s.txn_first_offset);
     for (auto t = s.txns.rbegin(); t != s.txns.rend() && t->marker_offset >= high_watermark; ++t)
       lso = std::min(lso, t->first_offset);
@@ -228,6 +232,7 @@ std::vector<int64_t> ProducerStates::drop_from(Offset offset) {
       if (s.txn_first_offset) last = std::max(last, *s.txn_first_offset);
       s.last_offset = last;
     }
+    track_transactional(it->first, s);
     bool empty = s.batches.empty() && s.txns.empty() && !s.txn_first_offset;
     it = empty ? states_.erase(it) : std::next(it);
   }
@@ -239,12 +244,26 @@ std::vector<int64_t> ProducerStates::expire(TimestampMs now_ms, int64_t expirati
   for (auto it = states_.begin(); it != states_.end();) {
     if (now_ms - it->second.last_write_ms > expiration_ms && !it->second.txn_first_offset) {
       gone.push_back(it->first);
+      transactional_.erase(it->first);
       it = states_.erase(it);
     } else {
       ++it;
     }
   }
   return gone;
+}
+
+void ProducerStates::put(int64_t producer_id, ProducerState state) {
+  track_transactional(producer_id, state);
+  states_[producer_id] = std::move(state);
+}
+
+void ProducerStates::track_transactional(int64_t id, const ProducerState& s) {
+  if (s.txn_first_offset || !s.txns.empty()) {
+    transactional_.insert(id);
+  } else {
+    transactional_.erase(id);
+  }
 }
 
 const ProducerState* ProducerStates::find(int64_t producer_id) const {

@@ -36,6 +36,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/ids.h"
@@ -142,12 +143,18 @@ class ProducerStates {
   std::vector<int64_t> expire(TimestampMs now_ms, int64_t expiration_ms);
 
   const ProducerState* find(int64_t producer_id) const;
-  void put(int64_t producer_id, ProducerState state) { states_[producer_id] = std::move(state); }
+  void put(int64_t producer_id, ProducerState state);
   const std::unordered_map<int64_t, ProducerState>& all() const { return states_; }
   size_t size() const { return states_.size(); }
 
  private:
+  // Keeps `id` in transactional_ exactly while `s` has transaction state.
+  void track_transactional(int64_t id, const ProducerState& s);
+
   std::unordered_map<int64_t, ProducerState> states_;
+  // The producers with an open or ended transaction here: the only ones
+  // last_stable_offset (on every fetch) needs to look at.
+  std::unordered_set<int64_t> transactional_;
 };
 
 // Whether a batch takes part in idempotence.

@@ -99,6 +99,11 @@ struct ReadResult {
 
 // A consumer's isolation level (Fetch and ListOffsets v2+).
 enum class Isolation : int8_t { kReadUncommitted = 0, kReadCommitted = 1 };
+// The level a request's isolation_level names; nullopt for neither.
+inline std::optional<Isolation> isolation_from(int8_t level) {
+  if (level == 0 || level == 1) return static_cast<Isolation>(level);
+  return std::nullopt;
+}
 
 class Partition {
  public:

@@ -66,7 +66,10 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
         }
       }
     }
-    if (req_.isolation_level != 0 && req_.isolation_level != 1) {
+    auto isolation = replication::isolation_from(req_.isolation_level);
+    if (isolation) {
+      isolation_ = *isolation;
+    } else {
       // Neither read_uncommitted nor read_committed: every partition says so
       // (versions before 7 have no top-level error).
       top_error_ = ErrorCode::kInvalidRequest;
@@ -99,8 +102,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   void attempt() {
     auto self = shared_from_this();
     auto targets = targets_;
-    auto isolation = req_.isolation_level == 1 ? replication::Isolation::kReadCommitted
-                                               : replication::Isolation::kReadUncommitted;
+    auto isolation = isolation_;
     run_on_owners<PartitionResult>(
         ctx_.broker, ctx_.shard.id(), uids(),
         [targets, isolation](Partition* p, size_t i, std::function<void(PartitionResult)> done) {
@@ -165,7 +167,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     for (size_t i = 0; i < results.size(); ++i) {
       const auto& t = targets_[i];
       auto& rp = resp_.responses[t.topic].partitions[t.partition];
-      if (req_.isolation_level == 1 && results[i].read.ok()) {
+      if (isolation_ == replication::Isolation::kReadCommitted && results[i].read.ok()) {
         auto& list = rp.aborted_transactions.emplace();
         for (const auto& a : results[i].read->aborted)
           list.push_back({a.producer_id, a.first_offset.value()});
@@ -208,6 +210,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   kafka::FetchResponse resp_;
   std::vector<Target> targets_;
   ErrorCode top_error_ = ErrorCode::kNone;
+  replication::Isolation isolation_ = replication::Isolation::kReadUncommitted;
   int32_t max_bytes_ = INT32_MAX;
   std::chrono::steady_clock::time_point deadline_;
   LongPoll poll_;

@@ -98,15 +98,15 @@ void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
     at.emplace_back(w.topic, w.partition);
   }
   int16_t v = out.version();
-  if (req.isolation_level != 0 && req.isolation_level != 1) {
+  auto level = replication::isolation_from(req.isolation_level);
+  if (!level) {
     for (auto& rt : resp->topics) {
       for (auto& rp : rt.partitions)
         rp.error_code = kafka::code(ErrorCode::kInvalidRequest);
     }
     return out.send(*resp);
   }
-  auto isolation = req.isolation_level == 1 ? replication::Isolation::kReadCommitted
-                                            : replication::Isolation::kReadUncommitted;
+  auto isolation = *level;
   run_on_owners<OffsetAnswer>(
       ctx.broker, ctx.shard.id(), uids,
       [timestamps, isolation](Partition* p, size_t i, std::function<void(OffsetAnswer)> done) {
