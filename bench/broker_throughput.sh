@@ -11,15 +11,9 @@ partitions=${PARTITIONS:-4}
 perf="$build/bench/kafka_perf"
 broker_bin="$build/server/strata-broker"
 dir=$(mktemp -d /tmp/strata-throughput-XXXXXX)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$broker_bin" --data-dir "$dir/data" --listen "127.0.0.1:$port" --log-level warn \
-  --set "num.partitions=$partitions" > "$dir/broker.log" 2>&1 &
-broker=$!
+. "$(dirname "$0")/start_broker.sh"
+start_broker "$broker_bin" "$dir" --log-level warn --set "num.partitions=$partitions"
 trap 'kill -TERM $broker 2>/dev/null; wait $broker 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do
-  (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-  sleep 0.1
-done
 bootstrap="127.0.0.1:$port"
 echo "# $messages messages of 1024 bytes, $partitions partitions, broker pid $broker"
 "$perf" --bootstrap "$bootstrap" --topic t-acks1 --messages "$messages" --acks 1 | head -1

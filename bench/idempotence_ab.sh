@@ -18,15 +18,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$root/bench/results/idempotence-$(date -u +%Y%m%dT%H%M%SZ).jsonl"
 mkdir -p "$(dirname "$out")"
 dir=$(mktemp -d /tmp/strata-idempotence-XXXXXX)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$broker_bin" --data-dir "$dir/data" --listen "127.0.0.1:$port" --log-level warn \
-  > "$dir/broker.log" 2>&1 &
-broker=$!
+. "$root/bench/start_broker.sh"
+start_broker "$broker_bin" "$dir" --log-level warn
 trap 'kill -TERM $broker 2>/dev/null; wait $broker 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do
-  (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-  sleep 0.1
-done
 run() {  # run ROUND IDEMPOTENT
   "$bench" --driver kafka --url "127.0.0.1:$port" --workload "$root/bench/workloads/max-produce.yaml" \
     --acks all --topic-prefix "ab-$1-$2" -D "enable.idempotence=$2" --watch-pid "$broker" \

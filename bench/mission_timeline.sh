@@ -11,6 +11,7 @@
 # per run), broker-<n>.log, and plots/run-<n>.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/start_broker.sh
 build=${1:-build}
 runs=${2:-3}
 shift $(( $# >= 2 ? 2 : $# ))
@@ -22,14 +23,8 @@ for n in $(seq "$runs"); do
   # middle of the measured window (where they stall the broker's fdatasyncs).
   sync
   dir=$(mktemp -d /tmp/strata-timeline-XXXXXX)
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  "$build/server/strata-broker" --data-dir "$dir/data" --listen "127.0.0.1:$port" \
-    --set strata.stats.interval.ms=1000 ${BROKER_ARGS:-} > "$dir/broker.log" 2>&1 &
-  broker=$!
-  for _ in $(seq 100); do
-    (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-    sleep 0.1
-  done
+  # shellcheck disable=SC2086  # BROKER_ARGS: words on purpose
+  start_broker "$build/server/strata-broker" "$dir" --set strata.stats.interval.ms=1000 ${BROKER_ARGS:-}
   "$build/bench/strata_bench/strata-bench" --driver kafka --url "127.0.0.1:$port" \
     --workload bench/workloads/mission.yaml --watch-pid "$broker" \
     --json-out "$dir/run.jsonl" "$@" | tail -n 11
