@@ -195,6 +195,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
       {"leader_epochs", cf_options},
       {"producer_state", cf_options},
       {"aborted_txns", cf_options},
+      {"txn_state", cf_options},
   };
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(db_options, dir.string(), cfs, &store->handles_, &db);
@@ -207,6 +208,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   store->epoch_cf_ = store->handles_[5];
   store->producer_cf_ = store->handles_[6];
   store->aborted_cf_ = store->handles_[7];
+  store->txn_cf_ = store->handles_[8];
   return store;
 }
 
@@ -502,59 +504,56 @@ Status IndexStore::drop_before(PartitionUid uid, Offset before) {
 
 Status IndexStore::drop_partition(PartitionUid uid) {
   rocksdb::WriteBatch wb;
-  for (auto* cf :
-       {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_, aborted_cf_}) {
+  for (auto* cf : {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_,
+                   aborted_cf_, txn_cf_}) {
     wb.DeleteRange(cf, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
   }
   return commit(wb, Durability::kSynced, "drop partition");
 }
 
-namespace {
-constexpr char kGroupApplied = 'G';
-}  // namespace
-
-Status IndexStore::apply_group_ops(PartitionUid uid, Offset applied_next,
-                                   const std::vector<KvOp>& ops) {
+Status IndexStore::view_apply(View view, PartitionUid uid, Offset applied_next,
+                              const std::vector<KvOp>& ops) {
   rocksdb::WriteBatch wb;
+  auto* cf = view_cf(view);
   std::string prefix = keys::prefix(uid);
   for (const auto& op : ops) {
     std::string key = prefix + op.key;
     if (op.value) {
-      wb.Put(group_cf_, slice(key), slice(*op.value));
+      wb.Put(cf, slice(key), slice(*op.value));
     } else {
-      wb.Delete(group_cf_, slice(key));
+      wb.Delete(cf, slice(key));
     }
   }
   std::string marker;
   keys::append_u64(marker, keys::flip(applied_next.value()));
-  wb.Put(applied_cf_, slice(keys::marker_key(uid, kGroupApplied)), slice(marker));
-  return commit(wb, Durability::kNoWal, "group write");
+  wb.Put(applied_cf_, slice(keys::marker_key(uid, static_cast<char>(view))), slice(marker));
+  return commit(wb, Durability::kNoWal, "view write");
 }
 
-Result<std::optional<Offset>> IndexStore::group_applied(PartitionUid uid) const {
+Result<std::optional<Offset>> IndexStore::view_applied(View view, PartitionUid uid) const {
   std::string value;
   auto s = db_->Get(rocksdb::ReadOptions(), applied_cf_,
-                    slice(keys::marker_key(uid, kGroupApplied)), &value);
+                    slice(keys::marker_key(uid, static_cast<char>(view))), &value);
   if (s.IsNotFound()) return std::optional<Offset>();
   if (!s.ok()) return db_error(s, "get");
-  if (value.size() != 8) return Error(Errc::kCorruption, "group marker of the wrong size");
+  if (value.size() != 8) return Error(Errc::kCorruption, "view marker of the wrong size");
   return std::optional<Offset>(Offset(keys::unflip(keys::read_u64(value, 0))));
 }
 
-Result<std::optional<std::string>> IndexStore::group_get(PartitionUid uid,
-                                                         const std::string& key) const {
+Result<std::optional<std::string>> IndexStore::view_get(View view, PartitionUid uid,
+                                                        const std::string& key) const {
   std::string value;
-  auto s = db_->Get(rocksdb::ReadOptions(), group_cf_, slice(keys::prefix(uid) + key), &value);
+  auto s = db_->Get(rocksdb::ReadOptions(), view_cf(view), slice(keys::prefix(uid) + key), &value);
   if (s.IsNotFound()) return std::optional<std::string>();
   if (!s.ok()) return db_error(s, "get");
   return std::optional<std::string>(std::move(value));
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> IndexStore::group_scan(
-    PartitionUid uid, const std::string& prefix) const {
+Result<std::vector<std::pair<std::string, std::string>>> IndexStore::view_scan(
+    View view, PartitionUid uid, const std::string& prefix) const {
   std::vector<std::pair<std::string, std::string>> out;
   std::string full = keys::prefix(uid) + prefix;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), group_cf_));
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), view_cf(view)));
   for (it->Seek(slice(full)); it->Valid() && has_prefix(it->key(), full); it->Next()) {
     out.emplace_back(it->key().ToString().substr(keys::kUidSize), it->value().ToString());
   }
@@ -562,11 +561,11 @@ Result<std::vector<std::pair<std::string, std::string>>> IndexStore::group_scan(
   return out;
 }
 
-Status IndexStore::group_reset(PartitionUid uid) {
+Status IndexStore::view_reset(View view, PartitionUid uid) {
   rocksdb::WriteBatch wb;
-  wb.DeleteRange(group_cf_, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
-  wb.Delete(applied_cf_, slice(keys::marker_key(uid, kGroupApplied)));
-  return commit(wb, Durability::kSynced, "group reset");
+  wb.DeleteRange(view_cf(view), slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
+  wb.Delete(applied_cf_, slice(keys::marker_key(uid, static_cast<char>(view))));
+  return commit(wb, Durability::kSynced, "view reset");
 }
 
 Status IndexStore::commit(rocksdb::WriteBatch& wb, Durability durability, const char* what) {
@@ -591,8 +590,8 @@ Status IndexStore::flush() {
   fo.wait = true;
   // Every view: a clean-shutdown marker written after this makes recovery
   // trust all of them without a scan.
-  auto s = db_->Flush(
-      fo, {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_, aborted_cf_});
+  auto s = db_->Flush(fo, {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_,
+                           aborted_cf_, txn_cf_});
   if (!s.ok()) return db_error(s, "flush");
   return ok_status();
 }

@@ -11,6 +11,11 @@
 //   aborted_txns  (partition uid, abort marker offset) -> (producer id,
 //                  first offset): the aborted transactions read_committed
 //                  fetches list, as of the applied marker
+//   group_offsets (partition uid, key) -> value: the group coordinator's
+//                  view of a __consumer_offsets partition (View::kGroups)
+//   txn_state     (partition uid, key) -> value: the transaction
+//                  coordinator's view of a __transaction_state partition
+//                  (View::kTransactions)
 // Keys are big-endian so key order is numeric order. Both indexes hold the
 // same sparse entries: one per index.interval.bytes appended and one at the
 // first batch of every segment. An entry says "the batch at `offset` starts
@@ -186,21 +191,26 @@ class IndexStore {
   // Removes everything of a partition. Durable when it returns.
   Status drop_partition(PartitionUid uid);
 
-  // The group_offsets column family: the materialized view of a
-  // __consumer_offsets partition (keys are prefixed with its uid), with the
-  // offset of the log up to which it was applied, written together.
+  // The coordinators' views: the materialized state of an internal topic's
+  // partition (keys are prefixed with its uid), each in its own column
+  // family, with the offset of the log up to which it was applied, written
+  // together.
+  // The values are the views' marker kinds in the applied family, apart
+  // from the log's (A, R, and the segment metas S, bounded by T).
+  enum class View : char { kGroups = 'G', kTransactions = 'X' };
   struct KvOp {
     std::string key;                   // without the uid prefix
     std::optional<std::string> value;  // nullopt = delete
   };
-  Status apply_group_ops(PartitionUid uid, Offset applied_next, const std::vector<KvOp>& ops);
-  Result<std::optional<Offset>> group_applied(PartitionUid uid) const;
-  Result<std::optional<std::string>> group_get(PartitionUid uid, const std::string& key) const;
+  Status view_apply(View view, PartitionUid uid, Offset applied_next, const std::vector<KvOp>& ops);
+  Result<std::optional<Offset>> view_applied(View view, PartitionUid uid) const;
+  Result<std::optional<std::string>> view_get(View view, PartitionUid uid,
+                                              const std::string& key) const;
   // Every (key, value) of `uid` whose key starts with `prefix`, keys without the uid.
-  Result<std::vector<std::pair<std::string, std::string>>> group_scan(
-      PartitionUid uid, const std::string& prefix) const;
+  Result<std::vector<std::pair<std::string, std::string>>> view_scan(
+      View view, PartitionUid uid, const std::string& prefix) const;
   // Drops the whole view of `uid` (before a full replay).
-  Status group_reset(PartitionUid uid);
+  Status view_reset(View view, PartitionUid uid);
 
   // Persists the memtables (clean shutdown).
   Status flush();
@@ -235,6 +245,10 @@ class IndexStore {
   rocksdb::ColumnFamilyHandle* epoch_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* producer_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* aborted_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* txn_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* view_cf(View view) const {
+    return view == View::kGroups ? group_cf_ : txn_cf_;
+  }
 };
 
 }  // namespace strata::index

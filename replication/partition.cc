@@ -296,14 +296,41 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
       if (b.size() < engine::kBatchHeaderSize) continue;  // the log refuses it
       auto h = engine::read_batch_header(b.data());
       // A transactional write opens a transaction here that only its
-      // coordinator's marker ends (KIP-890: the partition must have been
-      // added to the transaction). No coordinator has added any yet:
-      // refused, so that no transaction can hang read_committed readers.
+      // coordinator's marker ends: it must be one the coordinator has this
+      // partition in (KIP-890), or a transaction could hang read_committed
+      // readers. Once open here, the producer's batches need no check.
       if (engine::transactional_data(h)) {
-        return done(Error(Errc::kInvalidTxnState,
-                          fmt::format("{}-{}: a transactional write to a partition no transaction "
-                                      "coordinator added to the producer's transaction",
-                                      topic_, id_)));
+        const auto* producer = log_->producer_states().find(h.producer_id);
+        bool open = producer != nullptr && producer->txn_first_offset &&
+                    producer->epoch == h.producer_epoch;
+        Offset last = producer != nullptr ? producer->last_offset : Offset(-1);
+        if (!open && options.txn_verified_at) {
+          if (*options.txn_verified_at != last) {
+            return done(Error(Errc::kInvalidTxnState,
+                              fmt::format("{}-{}: producer {}'s transaction ended while its "
+                                          "write was being verified",
+                                          topic_, id_, h.producer_id)));
+          }
+        } else if (!open) {
+          if (!options.verify_txn) {
+            return done(Error(Errc::kInvalidTxnState,
+                              fmt::format("{}-{}: a transactional write to a partition the "
+                                          "producer's transaction does not hold",
+                                          topic_, id_)));
+          }
+          AppendOptions verified = options;
+          verified.verify_txn = nullptr;
+          verified.txn_verified_at = last;
+          options.verify_txn(
+              h.producer_id, h.producer_epoch,
+              [this, batches = std::move(batches), verified = std::move(verified),
+               done = std::move(done), alive = std::weak_ptr<bool>(alive_)](Status st) mutable {
+                if (alive.expired()) return done(Error(Errc::kShutdown, "partition closed"));
+                if (!st) return done(st.error());
+                append(std::move(batches), verified, std::move(done));
+              });
+          return;
+        }
       }
       // An idempotent producer's batch is checked against the one before it
       // as it is appended: one batch per partition per request (as Kafka

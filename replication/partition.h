@@ -58,6 +58,18 @@ struct AppendOptions {
   // than ones the broker writes itself (group records, transaction markers:
   // engine::build_marker_batch, checked by engine::Log::append).
   bool from_client = true;
+  // KIP-890: a client's transactional batch that would open its producer's
+  // transaction on this partition is appended only once `verify_txn` has
+  // confirmed with the transaction coordinator that the partition is in
+  // the producer's transaction (nullptr: refused, kInvalidTxnState).
+  // `done` must run on this partition's shard. A batch of a transaction
+  // already open here needs no check.
+  std::function<void(int64_t producer_id, int16_t epoch, std::function<void(Status)> done)>
+      verify_txn;
+  // Set by the append after a verification: the producer's last offset
+  // when it began. If the producer wrote (a marker ended its transaction)
+  // meanwhile, the verification is stale and the batch is refused.
+  std::optional<Offset> txn_verified_at;
 };
 
 struct AppendResult {

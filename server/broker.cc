@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "coordinator/group/group_records.h"
+#include "coordinator/internal_topics.h"
 #include "server/controller_client.h"
 #include "server/listener.h"
 #include "server/replica_fetcher.h"
@@ -601,17 +601,25 @@ void Broker::change_topics(unsigned origin, std::function<Status()> mutation,
   });
 }
 
-void Broker::ensure_offsets_topic(unsigned origin, std::function<void(Status)> done) {
-  if (snapshot()->find(coordinator::kOffsetsTopic) != nullptr) return done(ok_status());
-  // offsets.topic.replication.factor, capped by the live brokers as Kafka
+void Broker::ensure_internal_topic(unsigned origin, std::string_view name,
+                                   std::function<void(Status)> done) {
+  if (snapshot()->find(name) != nullptr) return done(ok_status());
+  // The configured replication factor capped by the live brokers, as Kafka
   // does on first use. Compacted once compaction exists; 100 MiB segments
   // as Kafka uses.
   auto live = static_cast<int16_t>(std::max<size_t>(snapshot()->brokers.size(), 1));
-  int16_t rf = std::min<int16_t>(config_.offsets_topic_replication_factor, live);
-  NewTopic t{std::string(coordinator::kOffsetsTopic),
-             coordinator::kOffsetsPartitions,
-             rf,
-             {{"cleanup.policy", "compact"}, {"segment.bytes", "104857600"}}};
+  NewTopic t;
+  t.name = std::string(name);
+  t.configs = {{"cleanup.policy", "compact"}, {"segment.bytes", "104857600"}};
+  if (name == coordinator::kTransactionStateTopic) {
+    t.partitions = coordinator::kTransactionStatePartitions;
+    t.replication_factor = std::min<int16_t>(config_.transaction_state_replication_factor, live);
+    // transaction.state.log.min.isr (2), within the replication factor.
+    t.configs["min.insync.replicas"] = std::to_string(std::min<int16_t>(2, t.replication_factor));
+  } else {
+    t.partitions = coordinator::kOffsetsPartitions;
+    t.replication_factor = std::min<int16_t>(config_.offsets_topic_replication_factor, live);
+  }
   create_topics(origin, {std::move(t)}, std::move(done));
 }
 
@@ -624,7 +632,7 @@ void Broker::create_topics(unsigned origin, std::vector<NewTopic> topics,
       origin,
       [this, topics = std::move(topics)] {
         for (const auto& t : topics) {
-          bool internal = t.name == coordinator::kOffsetsTopic;
+          bool internal = coordinator::is_internal_topic(t.name);
           auto r = catalog().create_topic(t.name, t.partitions, t.replication_factor, t.configs,
                                           false, internal);
           if (!r && r.error().code() != Errc::kAlreadyExists) return Status(r.error());

@@ -107,8 +107,10 @@ class Broker {
   void change_topics(unsigned origin, std::function<Status()> mutation,
                      std::function<void(Status)> done);
 
-  // Creates __consumer_offsets if it does not exist yet; `done` on `origin`.
-  void ensure_offsets_topic(unsigned origin, std::function<void(Status)> done);
+  // Creates the internal topic `name` (__consumer_offsets,
+  // __transaction_state) if it does not exist yet; `done` on `origin`.
+  void ensure_internal_topic(unsigned origin, std::string_view name,
+                             std::function<void(Status)> done);
 
   // Creates topics the broker itself needs (auto-creation, the offsets
   // topic): here if this broker is the controller, else through it (see

@@ -204,6 +204,15 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "offsets.topic.replication.factor") {
     STRATA_ASSIGN_OR_RETURN(offsets_topic_replication_factor,
                             parse_int<int16_t>(key, value, 1, INT16_MAX));
+  } else if (key == "transaction.state.log.replication.factor") {
+    STRATA_ASSIGN_OR_RETURN(transaction_state_replication_factor,
+                            parse_int<int16_t>(key, value, 1, INT16_MAX));
+  } else if (key == "transaction.max.timeout.ms") {
+    STRATA_ASSIGN_OR_RETURN(transaction_max_timeout_ms,
+                            parse_int<int32_t>(key, value, 1, INT32_MAX));
+  } else if (key == "transaction.abort.timed.out.transaction.cleanup.interval.ms") {
+    STRATA_ASSIGN_OR_RETURN(transaction_abort_check_interval_ms,
+                            parse_int<int64_t>(key, value, 1, 3'600'000));
   } else if (key == "controlled.shutdown.enable") {
     STRATA_ASSIGN_OR_RETURN(controlled_shutdown_enable, parse_bool(key, value));
   } else if (key == "replica.lag.time.max.ms") {
@@ -374,6 +383,11 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
        std::to_string(leader_imbalance_check_interval_ms / 1000)},
       {"offsets.topic.replication.factor", std::to_string(offsets_topic_replication_factor)},
       {"replica.lag.time.max.ms", std::to_string(replica_lag_time_max_ms)},
+      {"transaction.state.log.replication.factor",
+       std::to_string(transaction_state_replication_factor)},
+      {"transaction.max.timeout.ms", std::to_string(transaction_max_timeout_ms)},
+      {"transaction.abort.timed.out.transaction.cleanup.interval.ms",
+       std::to_string(transaction_abort_check_interval_ms)},
       {"controlled.shutdown.enable", controlled_shutdown_enable ? "true" : "false"},
   };
   return m;

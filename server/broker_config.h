@@ -85,6 +85,15 @@ struct BrokerConfig {
   // __consumer_offsets' replication factor when it is first created,
   // capped by the live brokers then (Kafka's default 3).
   int16_t offsets_topic_replication_factor = 3;
+  // __transaction_state's replication factor when it is first created,
+  // capped by the live brokers (transaction.state.log.replication.factor).
+  int16_t transaction_state_replication_factor = 3;
+  // The longest transaction.timeout.ms a producer may ask for
+  // (transaction.max.timeout.ms) and how often the transaction coordinator
+  // looks for transactions past their timeout
+  // (transaction.abort.timed.out.transaction.cleanup.interval.ms).
+  int32_t transaction_max_timeout_ms = 900'000;
+  int64_t transaction_abort_check_interval_ms = 10'000;
   // A follower that has not caught up to the leader's log end for this long
   // leaves the ISR (replica.lag.time.max.ms; Kafka's default is 30000).
   int64_t replica_lag_time_max_ms = 10000;

@@ -210,9 +210,9 @@ TEST_F(BrokerTest, InitProducerIdGivesNewIdsAtEpochZeroThatARestartNeverReuses) 
   auto after = client_->call<Req, Resp>(Req{}, 4);
   EXPECT_EQ(after.error_code, 0);
   EXPECT_GT(after.producer_id, *ids.rbegin());
-  // Transactions are not served yet: a clear refusal.
+  // An empty transactional id is invalid.
   Req txn;
-  txn.transactional_id = "t1";
+  txn.transactional_id = "";
   auto refused = client_->call<Req, Resp>(txn, 4);
   EXPECT_EQ(refused.error_code, kafka::code(kafka::ErrorCode::kInvalidRequest));
 }
@@ -967,6 +967,135 @@ TEST_F(BrokerTest, ReadCommittedStopsAtTheLastStableOffsetAndListsAbortedTransac
   auto resp = client_->call<kafka::ListOffsetsRequest, kafka::ListOffsetsResponse>(bad, 5);
   EXPECT_EQ(resp.topics.at(0).partitions.at(0).error_code,
             kafka::code(kafka::ErrorCode::kInvalidRequest));
+}
+
+// A transaction from the wire up, as a client drives it: its coordinator
+// fences older epochs, a partition joins the transaction before the
+// producer may write there, the commit writes a marker that makes the
+// records visible to read_committed readers, and the ended transaction's
+// partitions need to be added again.
+TEST_F(BrokerTest, ATransactionCommitsThroughItsCoordinatorAndFencesOlderEpochs) {
+  using kafka::ErrorCode;
+  create_topic("orders", 2);
+  const std::string id = "app-1";
+  // Retriable answers while __transaction_state is created and loaded.
+  auto retriable = [](int16_t code) {
+    return code == kafka::code(ErrorCode::kCoordinatorNotAvailable) ||
+           code == kafka::code(ErrorCode::kNotCoordinator) ||
+           code == kafka::code(ErrorCode::kCoordinatorLoadInProgress) ||
+           code == kafka::code(ErrorCode::kConcurrentTransactions);
+  };
+  auto init = [&] {
+    kafka::InitProducerIdRequest req;
+    req.transactional_id = id;
+    req.transaction_timeout_ms = 60000;
+    kafka::InitProducerIdResponse resp;
+    for (int i = 0; i < 500; ++i) {
+      resp = client_->call<kafka::InitProducerIdRequest, kafka::InitProducerIdResponse>(req, 4);
+      if (!retriable(resp.error_code)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return resp;
+  };
+  auto add = [&](int64_t pid, int16_t epoch, int32_t partition) {
+    kafka::AddPartitionsToTxnRequest req;
+    req.v3_and_below_transactional_id = id;
+    req.v3_and_below_producer_id = pid;
+    req.v3_and_below_producer_epoch = epoch;
+    req.v3_and_below_topics.push_back({"orders", {partition}});
+    auto resp =
+        client_->call<kafka::AddPartitionsToTxnRequest, kafka::AddPartitionsToTxnResponse>(req, 3);
+    return resp.results_by_topic_v3_and_below.at(0).results_by_partition.at(0).partition_error_code;
+  };
+  auto end = [&](int64_t pid, int16_t epoch, bool commit, int16_t version) {
+    kafka::EndTxnRequest req{id, pid, epoch, commit};
+    kafka::EndTxnResponse resp;
+    for (int i = 0; i < 500; ++i) {
+      resp = client_->call<kafka::EndTxnRequest, kafka::EndTxnResponse>(req, version);
+      if (!retriable(resp.error_code)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return resp.error_code;
+  };
+  int32_t sequence = 0;
+  auto produce_txn = [&](int64_t pid, int16_t epoch, int32_t partition, int records) {
+    engine::BatchBuilder b({.producer_id = pid,
+                            .producer_epoch = epoch,
+                            .base_sequence = sequence,
+                            .transactional = true});
+    for (int i = 0; i < records; ++i)
+      b.add({.key = "k", .value = "v" + std::to_string(i), .timestamp = 1});
+    kafka::ProduceRequest req;
+    req.transactional_id = id;
+    req.acks = -1;
+    kafka::ProduceRequest::Partition p;
+    p.index = partition;
+    p.records.slices = {SharedBytes::copy_of(b.build().value())};
+    req.topics.push_back({"orders", {p}});
+    auto resp = client_->call<kafka::ProduceRequest, kafka::ProduceResponse>(req, 7);
+    auto r = resp.responses.at(0).partitions.at(0);
+    if (r.error_code == 0) sequence += records;
+    return r;
+  };
+  auto stable = [&](int32_t partition) {
+    kafka::ListOffsetsRequest req;
+    req.isolation_level = 1;
+    req.topics.push_back({"orders", {{partition, -1, kafka::ListOffsetsRequest::kLatest, 1}}});
+    auto resp = client_->call<kafka::ListOffsetsRequest, kafka::ListOffsetsResponse>(req, 5);
+    return resp.topics.at(0).partitions.at(0).offset;
+  };
+
+  auto first = init();
+  ASSERT_EQ(first.error_code, 0);
+  auto p = init();  // a second instance: same id, the next epoch
+  ASSERT_EQ(p.error_code, 0);
+  EXPECT_EQ(p.producer_id, first.producer_id);
+  EXPECT_EQ(p.producer_epoch, first.producer_epoch + 1);
+  EXPECT_EQ(add(first.producer_id, first.producer_epoch, 0),
+            kafka::code(ErrorCode::kProducerFenced));  // v3 (INVALID_PRODUCER_EPOCH before v2)
+
+  // Not in the transaction: refused (KIP-890), nothing written.
+  EXPECT_EQ(produce_txn(p.producer_id, p.producer_epoch, 0, 2).error_code,
+            kafka::code(ErrorCode::kInvalidTxnState));
+  ASSERT_EQ(add(p.producer_id, p.producer_epoch, 0), 0);
+  auto written = produce_txn(p.producer_id, p.producer_epoch, 0, 2);
+  ASSERT_EQ(written.error_code, 0);
+  EXPECT_EQ(written.base_offset, 0);
+  // Partition 1 was not added: refused still.
+  EXPECT_EQ(produce_txn(p.producer_id, p.producer_epoch, 1, 1).error_code,
+            kafka::code(ErrorCode::kInvalidTxnState));
+  EXPECT_EQ(stable(0), 0);  // open: nothing stable yet
+
+  ASSERT_EQ(end(p.producer_id, p.producer_epoch, /*commit=*/true, 3), 0);
+  // The marker follows the answer; once written the records are stable.
+  for (int i = 0; i < 500 && stable(0) != 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(stable(0), 3);  // two records and the commit marker
+
+  kafka::DescribeTransactionsRequest dreq;
+  dreq.transactional_ids = {id, "nobody"};
+  auto described =
+      client_->call<kafka::DescribeTransactionsRequest, kafka::DescribeTransactionsResponse>(dreq,
+                                                                                             0);
+  ASSERT_EQ(described.transaction_states.size(), 2u);
+  EXPECT_EQ(described.transaction_states[0].transaction_state, "CompleteCommit");
+  EXPECT_EQ(described.transaction_states[0].producer_id, p.producer_id);
+  EXPECT_EQ(described.transaction_states[1].error_code,
+            kafka::code(ErrorCode::kTransactionalIdNotFound));
+  kafka::ListTransactionsRequest lreq;
+  auto listed =
+      client_->call<kafka::ListTransactionsRequest, kafka::ListTransactionsResponse>(lreq, 0);
+  ASSERT_EQ(listed.transaction_states.size(), 1u);
+  EXPECT_EQ(listed.transaction_states[0].transactional_id, id);
+
+  // The transaction ended: its partition must be added again.
+  EXPECT_EQ(produce_txn(p.producer_id, p.producer_epoch, 0, 1).error_code,
+            kafka::code(ErrorCode::kInvalidTxnState));
+  // A producer of an older epoch cannot end a transaction.
+  EXPECT_EQ(end(first.producer_id, first.producer_epoch, true, 3),
+            kafka::code(ErrorCode::kProducerFenced));
+  EXPECT_EQ(end(first.producer_id, first.producer_epoch, true, 1),
+            kafka::code(ErrorCode::kInvalidProducerEpoch));
 }
 
 }  // namespace

@@ -28,14 +28,14 @@ constexpr int64_t kForwardTimeoutMs = 30000;
 
 // One relayed request on its own connection (admin requests are rare).
 struct Relay : std::enable_shared_from_this<Relay> {
-  Relay(asio::io_context& io, std::function<void(Result<SharedBytes>)> done)
-      : socket(io), timer(io), resolver(io), done(std::move(done)) {}
+  Relay(asio::io_context& io, std::string peer, std::function<void(Result<SharedBytes>)> done)
+      : socket(io), timer(io), resolver(io), peer(std::move(peer)), done(std::move(done)) {}
 
   void start(const std::string& host, int32_t port, std::vector<SharedBytes> request) {
     out = std::move(request);
     timer.expires_after(std::chrono::milliseconds(kForwardTimeoutMs));
     timer.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-      if (!ec) self->fail(Errc::kUnavailable, "the controller did not answer in time");
+      if (!ec) self->fail(Errc::kUnavailable, "no answer in time");
     });
     std::string where = fmt::format("{}:{}", host, port);
     resolver.async_resolve(
@@ -88,9 +88,7 @@ struct Relay : std::enable_shared_from_this<Relay> {
                      });
   }
 
-  void fail(Errc code, std::string why) {
-    finish(Error(code, "forwarding to the controller: " + why));
-  }
+  void fail(Errc code, std::string why) { finish(Error(code, "calling " + peer + ": " + why)); }
 
   void finish(Result<SharedBytes> r) {
     if (!done) return;
@@ -105,6 +103,7 @@ struct Relay : std::enable_shared_from_this<Relay> {
   tcp::socket socket;
   asio::steady_timer timer;
   tcp::resolver resolver;
+  std::string peer;  // "the controller", "broker 3"
   std::function<void(Result<SharedBytes>)> done;
   std::vector<SharedBytes> out;
   std::byte size[4];
@@ -122,8 +121,21 @@ void call_controller(Broker& broker, ShardState& shard, std::vector<SharedBytes>
   if (controller == nullptr) {
     return done(Error(Errc::kNotController, "no live controller is known"));
   }
-  auto relay = std::make_shared<Relay>(shard.shard().io(), std::move(done));
+  auto relay = std::make_shared<Relay>(shard.shard().io(), "the controller", std::move(done));
   relay->start(controller->host, controller->port, std::move(request));
+}
+
+void call_broker(Broker& broker, ShardState& shard, int32_t node_id,
+                 std::vector<SharedBytes> request, std::function<void(Result<SharedBytes>)> done) {
+  auto snap = broker.snapshot();
+  for (const auto& b : snap->brokers) {
+    if (b.node_id != node_id) continue;
+    auto relay = std::make_shared<Relay>(shard.shard().io(), fmt::format("broker {}", node_id),
+                                         std::move(done));
+    relay->start(b.host, b.port, std::move(request));
+    return;
+  }
+  done(Error(Errc::kUnavailable, fmt::format("broker {} is not live", node_id)));
 }
 
 bool forward_to_controller(const RequestContext& ctx, const SharedBytes& frame, ReplyFn reply,

@@ -43,6 +43,12 @@ bool forward_to_controller(const RequestContext& ctx, const SharedBytes& frame, 
 void call_controller(Broker& broker, ShardState& shard, std::vector<SharedBytes> request,
                      std::function<void(Result<SharedBytes>)> done);
 
+// Sends `request` (a whole frame) to broker `node_id`'s listener and
+// returns its response frame, like call_controller; kUnavailable when the
+// broker is not live or did not answer within the timeout.
+void call_broker(Broker& broker, ShardState& shard, int32_t node_id,
+                 std::vector<SharedBytes> request, std::function<void(Result<SharedBytes>)> done);
+
 // A topic a broker creates for its own needs (auto-creation, the offsets topic).
 struct NewTopic {
   std::string name;

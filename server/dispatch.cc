@@ -175,6 +175,29 @@ void dispatch_here(const RequestContext& ctx, const SharedBytes& frame,
     case InitProducerIdRequest::kApiKey:
       return decode_and_run<InitProducerIdRequest, InitProducerIdResponse>(
           ctx, frame, h, reply, handlers::init_producer_id);
+    case AddPartitionsToTxnRequest::kApiKey:
+      return decode_and_run<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>(
+          ctx, frame, h, reply, handlers::add_partitions_to_txn);
+    case AddOffsetsToTxnRequest::kApiKey:
+      return decode_and_run<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>(
+          ctx, frame, h, reply, handlers::add_offsets_to_txn);
+    case EndTxnRequest::kApiKey:
+      return decode_and_run<EndTxnRequest, EndTxnResponse>(ctx, frame, h, reply, handlers::end_txn);
+    case DescribeProducersRequest::kApiKey:
+      return decode_and_run<DescribeProducersRequest, DescribeProducersResponse>(
+          ctx, frame, h, reply, handlers::describe_producers);
+    case TxnOffsetCommitRequest::kApiKey:
+      return decode_and_run<TxnOffsetCommitRequest, TxnOffsetCommitResponse>(
+          ctx, frame, h, reply, handlers::txn_offset_commit);
+    case WriteTxnMarkersRequest::kApiKey:
+      return decode_and_run<WriteTxnMarkersRequest, WriteTxnMarkersResponse>(
+          ctx, frame, h, reply, handlers::write_txn_markers);
+    case DescribeTransactionsRequest::kApiKey:
+      return decode_and_run<DescribeTransactionsRequest, DescribeTransactionsResponse>(
+          ctx, frame, h, reply, handlers::describe_transactions);
+    case ListTransactionsRequest::kApiKey:
+      return decode_and_run<ListTransactionsRequest, ListTransactionsResponse>(
+          ctx, frame, h, reply, handlers::list_transactions);
     case ElectLeadersRequest::kApiKey:
       return decode_and_run<ElectLeadersRequest, ElectLeadersResponse>(ctx, frame, h, reply,
                                                                        handlers::elect_leaders);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/broker.h"
+#include "server/txn_markers.h"
 
 namespace strata::server {
 
@@ -15,7 +16,23 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
                         : std::make_unique<io::SyncJournalFileSystem>(fs_, *broker.sync_journal())),
       replicas_(broker.logs(), journaled_fs_ ? static_cast<io::FileSystem&>(*journaled_fs_) : fs_,
                 shard.io()),
-      timers_(shard.io()) {
+      timers_(shard.io()),
+      offsets_views_(
+          std::string(coordinator::kOffsetsTopic),
+          {.make =
+               [this](replication::Partition& p) {
+                 return std::make_unique<coordinator::LogOffsetsStore>(p, broker_.logs().index());
+               },
+           .serve = [this](int32_t p, coordinator::LogOffsetsStore& s) { serve_groups(p, s); },
+           .stop = [this](int32_t p) { groups_->unhost(p); }}),
+      txn_views_(std::string(coordinator::kTransactionStateTopic),
+                 {.make =
+                      [this](replication::Partition& p) {
+                        return std::make_unique<coordinator::TxnStateStore>(p,
+                                                                            broker_.logs().index());
+                      },
+                  .serve = [this](int32_t p, coordinator::TxnStateStore& s) { serve_txns(p, s); },
+                  .stop = [this](int32_t p) { txns_->unhost(p); }}) {
   const auto& cfg = broker.config();
   coordinator::GroupConfig gc;
   gc.initial_rebalance_delay_ms = cfg.group_initial_rebalance_delay_ms;
@@ -27,38 +44,67 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
         const auto* t = broker.snapshot()->find(topic);
         return t != nullptr && p >= 0 && p < t->partitions;
       });
+  coordinator::TxnConfig tc;
+  tc.max_timeout_ms = cfg.transaction_max_timeout_ms;
+  tc.abort_check_interval_ms = cfg.transaction_abort_check_interval_ms;
+  txns_ = std::make_unique<coordinator::TxnCoordinator>(
+      broker.clock(), timers_, tc,
+      [this](std::function<void(Result<int64_t>)> done) {
+        broker_.allocate_producer_id(id(), std::move(done));
+      },
+      [this](coordinator::MarkerWrite w, auto done) {
+        write_txn_markers(broker_, id(), std::move(w), std::move(done));
+      });
 }
 
 ShardState::~ShardState() {
   groups_.reset();
-  offsets_stores_.clear();
-  follower_views_.clear();
+  txns_.reset();
 }
 
-void ShardState::host_offsets_partition(PartitionId p, replication::Partition& partition) {
-  auto store = std::make_unique<coordinator::LogOffsetsStore>(partition, broker_.logs().index());
-  auto* raw = store.get();
-  offsets_stores_[p.value()] = std::move(store);
-  raw->load([this, p, raw](Status st) {
-    auto it = offsets_stores_.find(p.value());
-    if (it == offsets_stores_.end() || it->second.get() != raw) return;  // closed meanwhile
-    if (!st) {
-      spdlog::error("shard {}: loading {}-{} failed: {}", id(), coordinator::kOffsetsTopic, p,
-                    st.error().to_string());
-      return;
+void ShardState::serve_groups(int32_t p, coordinator::LogOffsetsStore& store) {
+  auto loaded = store.groups();
+  if (!loaded) {
+    spdlog::error("shard {}: reading the groups of {}-{} failed: {}", id(),
+                  coordinator::kOffsetsTopic, p, loaded.error().to_string());
+    return;
+  }
+  if (!loaded->empty()) {
+    spdlog::info("shard {}: {}-{}: {} group(s)", id(), coordinator::kOffsetsTopic, p,
+                 loaded->size());
+  }
+  groups_->host(p, &store, std::move(*loaded));
+}
+
+void ShardState::serve_txns(int32_t p, coordinator::TxnStateStore& store) {
+  auto loaded = store.all();
+  if (!loaded) {
+    spdlog::error("shard {}: reading the transactional ids of {}-{} failed: {}", id(),
+                  coordinator::kTransactionStateTopic, p, loaded.error().to_string());
+    return;
+  }
+  // The coordinator epoch is the partition's leader epoch: a later
+  // coordinator of these ids has a higher one, which fences this one's markers.
+  txns_->host(p, &store, store.partition().leader_epoch().value(), std::move(*loaded));
+}
+
+void ShardState::append_marker(replication::Partition& partition, const engine::TxnMarker& marker,
+                               std::function<void(Status)> done) {
+  if (partition.topic() == coordinator::kOffsetsTopic) {
+    // A transaction's offsets: the group view applies them at the commit.
+    auto leading = offsets_views_.leading(partition.id().value());
+    if (leading.store != nullptr) {
+      if (!leading.loaded) {
+        return done(Error(Errc::kUnavailable, "the offsets partition is still loading"));
+      }
+      return leading.store->append_marker(marker, std::move(done));
     }
-    auto loaded = raw->groups();
-    if (!loaded) {
-      spdlog::error("shard {}: reading the groups of {}-{} failed: {}", id(),
-                    coordinator::kOffsetsTopic, p, loaded.error().to_string());
-      return;
-    }
-    if (raw->records_replayed() > 0 || !loaded->empty()) {
-      spdlog::info("shard {}: {}-{} loaded: {} group(s), {} record(s) replayed", id(),
-                   coordinator::kOffsetsTopic, p, loaded->size(), raw->records_replayed());
-    }
-    groups_->host(p.value(), raw, std::move(*loaded));
-  });
+  }
+  auto batch = engine::build_marker_batch(marker, broker_.clock().now_ms());
+  partition.append({SharedBytes::adopt(std::move(batch))}, {.acks_all = true, .from_client = false},
+                   [done = std::move(done)](Result<replication::AppendResult> r) {
+                     done(r ? ok_status() : Status(r.error()));
+                   });
 }
 
 void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> snap,
@@ -82,33 +128,19 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
                         LeaderEpoch(state.leader_epoch), std::move(assignment)});
     }
   }
-  // The groups of a __consumer_offsets partition live where it leads.
+  // The coordinators' partitions are served where they lead and followed
+  // elsewhere (HostedViews).
   replication::PartitionManager::Hooks hooks;
-  // Where it follows, its view is kept current for the day it leads.
-  auto unhost = [this](replication::Partition& p) {
-    if (p.topic() != coordinator::kOffsetsTopic) return;
-    if (offsets_stores_.count(p.id().value()) != 0) groups_->unhost(p.id().value());
-    offsets_stores_.erase(p.id().value());
-    follower_views_.erase(p.id().value());
-  };
-  auto host = [this, unhost](replication::Partition& p) {
-    if (p.topic() != coordinator::kOffsetsTopic) return;
-    int32_t id = p.id().value();
-    bool leads = p.role() == replication::Role::kLeader;
-    if (leads && offsets_stores_.count(id) == 0) {
-      follower_views_.erase(id);
-      host_offsets_partition(p.id(), p);
-    }
-    if (!leads && follower_views_.count(id) == 0) {
-      unhost(p);
-      auto view = std::make_unique<coordinator::LogOffsetsStore>(p, broker_.logs().index());
-      view->follow();
-      follower_views_[id] = std::move(view);
-    }
+  auto host = [this](replication::Partition& p) {
+    offsets_views_.on_replica(p);
+    txn_views_.on_replica(p);
   };
   hooks.opened = host;
   hooks.changed = host;
-  hooks.closing = unhost;
+  hooks.closing = [this](replication::Partition& p) {
+    offsets_views_.on_closing(p);
+    txn_views_.on_closing(p);
+  };
   replicas_.reconcile(wanted, hooks, std::move(done));
 }
 
@@ -137,10 +169,8 @@ void ShardState::wake_all() {
 
 void ShardState::close_all(std::function<void(Status)> done) {
   if (offsets_retention_timer_) offsets_retention_timer_->cancel();
-  for (auto& [p, store] : offsets_stores_)
-    groups_->unhost(p);
-  offsets_stores_.clear();
-  follower_views_.clear();
+  offsets_views_.clear();
+  txn_views_.clear();
   replicas_.close_all(std::move(done));
 }
 

@@ -15,11 +15,16 @@
 #include "coordinator/cluster_metadata.h"
 #include "coordinator/group/group_coordinator.h"
 #include "coordinator/group/log_offsets_store.h"
+#include "coordinator/txn/txn_coordinator.h"
+#include "coordinator/txn/txn_records.h"
+#include "coordinator/txn/txn_store.h"
+#include "engine/control_record.h"
 #include "io/asio_timers.h"
 #include "io/disk_file_system.h"
 #include "io/shard.h"
 #include "io/sync_journal.h"
 #include "replication/partition_manager.h"
+#include "server/hosted_views.h"
 
 namespace strata::server {
 
@@ -44,6 +49,14 @@ class ShardState {
   // The coordinator of the groups whose __consumer_offsets partitions this
   // shard hosts.
   coordinator::GroupCoordinator& groups() { return *groups_; }
+  // The coordinator of the transactional ids whose __transaction_state
+  // partitions this shard hosts.
+  coordinator::TxnCoordinator& txns() { return *txns_; }
+
+  // Appends a transaction marker to `partition` (this shard's, led here;
+  // acks=all): the end of its producer's transaction there.
+  void append_marker(replication::Partition& partition, const engine::TxnMarker& marker,
+                     std::function<void(Status)> done);
 
   // Starts the periodic retention checks (log segments, group offsets).
   void start_retention();
@@ -61,8 +74,10 @@ class ShardState {
 
  private:
   void check_offsets_retention();
-  // Loads the group state of a __consumer_offsets partition just opened.
-  void host_offsets_partition(PartitionId p, replication::Partition& partition);
+  // Hands a loaded __consumer_offsets partition's groups to the coordinator.
+  void serve_groups(int32_t partition, coordinator::LogOffsetsStore& store);
+  // Hands a loaded __transaction_state partition's ids to the coordinator.
+  void serve_txns(int32_t partition, coordinator::TxnStateStore& store);
 
   Broker& broker_;
   io::Shard& shard_;
@@ -73,10 +88,11 @@ class ShardState {
   std::unique_ptr<boost::asio::steady_timer> offsets_retention_timer_;
   io::AsioTimers timers_;
   std::unique_ptr<coordinator::GroupCoordinator> groups_;
-  std::unordered_map<int32_t, std::unique_ptr<coordinator::LogOffsetsStore>> offsets_stores_;
-  // The __consumer_offsets partitions this shard follows: their views kept
-  // current, so a failover here serves the groups at once.
-  std::unordered_map<int32_t, std::unique_ptr<coordinator::LogOffsetsStore>> follower_views_;
+  // The __consumer_offsets partitions this shard hosts.
+  HostedViews<coordinator::LogOffsetsStore> offsets_views_;
+  std::unique_ptr<coordinator::TxnCoordinator> txns_;
+  // The __transaction_state partitions this shard hosts.
+  HostedViews<coordinator::TxnStateStore> txn_views_;
   size_t connections_ = 0;
 };
 

@@ -813,7 +813,7 @@ void GroupCoordinator::commit(CommitArgs args, std::function<void(std::vector<Gr
         return all(GroupError::kFencedInstanceId);
       }
     }
-    bool simple = args.generation < 0 && g->state == GroupState::kEmpty;
+    bool simple = args.generation < 0 && (g->state == GroupState::kEmpty || args.txn);
     if (!simple) {
       if (g->state == GroupState::kCompletingRebalance)
         return all(GroupError::kRebalanceInProgress);
@@ -847,18 +847,24 @@ void GroupCoordinator::commit(CommitArgs args, std::function<void(std::vector<Gr
     written.push_back(i);
   }
   if (records.empty()) return done(results);
-  store_for(args.group_id)
-      ->append(std::move(records), [results, written, done = std::move(done)](Status st) mutable {
-        if (!st) {
-          for (size_t i : written)
-            results[i] = GroupError::kCoordinatorNotAvailable;
-        }
-        done(results);
-      });
+  auto stored = [results, written, done = std::move(done)](Status st) mutable {
+    if (!st) {
+      for (size_t i : written)
+        results[i] = GroupError::kCoordinatorNotAvailable;
+    }
+    done(results);
+  };
+  auto* store = store_for(args.group_id);
+  if (args.txn) {
+    return store->append_transactional(args.txn->producer_id, args.txn->producer_epoch,
+                                       std::move(records), std::move(stored));
+  }
+  store->append(std::move(records), std::move(stored));
 }
 
 Result<std::vector<FetchedOffset>> GroupCoordinator::fetch_offsets(
-    const std::string& group_id, const std::optional<std::vector<TopicPartitionRef>>& partitions) {
+    const std::string& group_id, const std::optional<std::vector<TopicPartitionRef>>& partitions,
+    bool require_stable) {
   OffsetsStore* store = store_for(group_id);
   STRATA_CHECK(store != nullptr, "fetch_offsets for group {} on a shard not hosting it", group_id);
   std::vector<FetchedOffset> out;
@@ -872,6 +878,10 @@ Result<std::vector<FetchedOffset>> GroupCoordinator::fetch_offsets(
     STRATA_ASSIGN_OR_RETURN(auto c, store->committed(group_id, tp.topic, tp.partition));
     FetchedOffset f{tp.topic, tp.partition, GroupError::kNone, {}};
     if (c) f.offset = *c;
+    if (require_stable && store->pending_transactional(group_id, tp.topic, tp.partition)) {
+      f.error = GroupError::kUnstableOffsetCommit;
+      f.offset = {};
+    }
     out.push_back(std::move(f));
   }
   return out;

@@ -58,8 +58,11 @@ class GroupCoordinator {
   LeaveResult leave(const std::string& group_id, const std::vector<LeavingMember>& members);
   void commit(CommitArgs args, std::function<void(std::vector<GroupError>)> done);
   // `partitions` nullopt: every committed offset of the group.
+  // `require_stable`: a partition whose offset an open transaction writes
+  // gets UNSTABLE_OFFSET_COMMIT (retriable) instead of the offset before it.
   Result<std::vector<FetchedOffset>> fetch_offsets(
-      const std::string& group_id, const std::optional<std::vector<TopicPartitionRef>>& partitions);
+      const std::string& group_id, const std::optional<std::vector<TopicPartitionRef>>& partitions,
+      bool require_stable = false);
   std::vector<GroupListing> list() const;
   DescribedGroup describe(const std::string& group_id) const;
   void delete_group(const std::string& group_id, std::function<void(GroupError)> done);

@@ -34,6 +34,18 @@ class FakeStore final : public OffsetsStore {
     }
     done(ok_status());
   }
+  void append_transactional(int64_t producer_id, int16_t, std::vector<GroupRecord> records,
+                            std::function<void(Status)> done) override {
+    auto& held = transactional[producer_id];
+    held.insert(held.end(), records.begin(), records.end());
+    done(ok_status());
+  }
+  bool pending_transactional(const std::string& g, const std::string& t, int32_t p) const override {
+    for (const auto& [pid, records] : transactional)
+      for (const auto& r : records)
+        if (r.group == g && r.topic == t && r.partition == p) return true;
+    return false;
+  }
   Result<std::optional<CommittedOffset>> committed(const std::string& g, const std::string& t,
                                                    int32_t p) override {
     auto it = offsets.find({g, t, p});
@@ -59,6 +71,7 @@ class FakeStore final : public OffsetsStore {
   std::vector<GroupRecord> log;
   std::map<std::tuple<std::string, std::string, int32_t>, CommittedOffset> offsets;
   std::map<std::string, StoredGroup> metadata;
+  std::map<int64_t, std::vector<GroupRecord>> transactional;  // held for their markers
   bool fail_next = false;
 };
 

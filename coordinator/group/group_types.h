@@ -32,6 +32,7 @@ enum class GroupError : int16_t {
   kMemberIdRequired = 79,
   kFencedInstanceId = 82,
   kGroupSubscribedToTopic = 86,
+  kUnstableOffsetCommit = 88,
 };
 
 enum class GroupState { kEmpty, kPreparingRebalance, kCompletingRebalance, kStable, kDead };
@@ -130,6 +131,14 @@ struct CommitArgs {
   std::string member_id;
   std::optional<std::string> instance_id;
   std::vector<CommitPartition> partitions;
+  // TxnOffsetCommit: the producer whose transaction the offsets belong to
+  // (they take effect at its commit). A generation of -1 then skips the
+  // member checks, as Kafka's does.
+  struct TxnProducer {
+    int64_t producer_id = -1;
+    int16_t producer_epoch = -1;
+  };
+  std::optional<TxnProducer> txn;
 };
 
 struct FetchedOffset {

@@ -2,17 +2,10 @@
 
 #include <set>
 
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
-
 #include "base/big_endian.h"
-#include "engine/batch_builder.h"
-#include "engine/compression.h"
 
 namespace strata::coordinator {
 namespace {
-
-constexpr size_t kReplayChunkBytes = 1 << 20;
 
 void put_str(std::string& out, std::string_view s) {
   char len[2];
@@ -58,175 +51,57 @@ Result<CommittedOffset> decode_offset_value(const std::string& value) {
   return *r->offset;
 }
 
-// The group records of whole batches (`slices`, as a read returned them)
-// from offset `from` on, appended to `out`; returns the offset after the
-// last batch.
-Result<Offset> decode_batches(const std::vector<SharedBytes>& slices, Offset from,
-                              std::vector<GroupRecord>& out) {
-  Offset after = from;
-  for (const auto& slice : slices) {
-    for (size_t pos = 0; pos < slice.size();) {
-      auto h = engine::read_batch_header(slice.data() + pos);
-      std::span<const std::byte> batch(slice.data() + pos, h.total_size());
-      pos += h.total_size();
-      after = h.next_offset();
-      if (h.control()) continue;
-      auto payload = batch.subspan(engine::kBatchHeaderSize);
-      std::vector<std::byte> plain;
-      if (h.compression() != engine::Compression::kNone) {
-        STRATA_ASSIGN_OR_RETURN(plain, engine::decompress(h.compression(), payload, 256 << 20));
-        payload = plain;
-      }
-      Status bad = ok_status();
-      STRATA_TRY(
-          engine::for_each_record(payload, h.records_count, [&](const engine::RecordView& rec) {
-            if (h.base_offset + rec.offset_delta < from || !rec.key) return true;
-            auto decoded = decode_record(*rec.key, rec.value);
-            if (!decoded) {
-              bad = decoded.error();
-              return false;
-            }
-            if (*decoded) out.push_back(std::move(**decoded));
-            return true;
-          }));
-      STRATA_TRY(bad);
-    }
+}  // namespace
+
+LogOffsetsStore::LogOffsetsStore(replication::Partition& partition, index::IndexStore& index)
+    : view_(kOffsetsTopic, partition, index, index::IndexStore::View::kGroups,
+            [](std::span<const std::byte> key, std::optional<std::span<const std::byte>> value)
+                -> Result<std::optional<LogView::KvOp>> {
+              STRATA_ASSIGN_OR_RETURN(auto r, decode_record(key, value));
+              if (!r) return std::optional<LogView::KvOp>();
+              std::string k = r->kind == GroupRecord::Kind::kOffset
+                                  ? offset_key(r->group, r->topic, r->partition)
+                                  : group_key(r->group);
+              auto v = encode_value(*r);
+              return std::optional<LogView::KvOp>(LogView::KvOp{
+                  std::move(k), v ? std::optional<std::string>(as_string(*v)) : std::nullopt});
+            }) {}
+
+namespace {
+
+std::vector<LogView::Record> as_records(const std::vector<GroupRecord>& records) {
+  std::vector<LogView::Record> out;
+  out.reserve(records.size());
+  for (const auto& r : records) {
+    auto value = encode_value(r);
+    out.push_back({as_string(encode_key(r)),
+                   value ? std::optional<std::string>(as_string(*value)) : std::nullopt});
   }
-  return after;
+  return out;
 }
 
 }  // namespace
 
-Status LogOffsetsStore::apply(const std::vector<GroupRecord>& records, Offset applied_next) {
-  std::vector<index::IndexStore::KvOp> ops;
-  for (const auto& r : records) {
-    std::string key = r.kind == GroupRecord::Kind::kOffset
-                          ? offset_key(r.group, r.topic, r.partition)
-                          : group_key(r.group);
-    auto value = encode_value(r);
-    ops.push_back(
-        {std::move(key), value ? std::optional<std::string>(as_string(*value)) : std::nullopt});
-  }
-  return index_.apply_group_ops(log_.uid(), applied_next, ops);
+void LogOffsetsStore::append(std::vector<GroupRecord> records, std::function<void(Status)> done) {
+  view_.append(as_records(records), std::move(done));
 }
 
-LogOffsetsStore::~LogOffsetsStore() {
-  *alive_ = false;
-  auto pending = std::move(appending_);
-  for (auto& [id, done] : pending)
-    done(Error(Errc::kShutdown, "offsets partition closed"));
+void LogOffsetsStore::append_transactional(int64_t producer_id, int16_t producer_epoch,
+                                           std::vector<GroupRecord> records,
+                                           std::function<void(Status)> done) {
+  view_.append(as_records(records), std::move(done),
+               LogView::TxnProducer{producer_id, producer_epoch});
 }
 
-void LogOffsetsStore::append(std::vector<GroupRecord> records,
-                             std::function<void(Status)> user_done) {
-  uint64_t token = ++next_append_;
-  appending_[token] = std::move(user_done);
-  auto done = [this, token](Status st) {
-    auto it = appending_.find(token);
-    if (it == appending_.end()) return;
-    auto cb = std::move(it->second);
-    appending_.erase(it);
-    cb(std::move(st));
-  };
-  engine::BatchBuilder b;
-  TimestampMs now = 0;
-  for (const auto& r : records) {
-    auto key = encode_key(r);
-    auto value = encode_value(r);
-    engine::RecordSpec spec;
-    spec.key = as_string(key);
-    if (value) spec.value = as_string(*value);
-    spec.timestamp = now;
-    b.add(std::move(spec));
-  }
-  auto batch = b.build();
-  if (!batch) return done(batch.error());
-  auto shared = std::make_shared<std::vector<GroupRecord>>(std::move(records));
-  // Applied to the view once durable (fsync topics) or written.
-  partition_.append({SharedBytes::adopt(std::move(*batch))},
-                    {.acks_all = true, .from_client = false},
-                    [this, shared, done, alive = alive_](Result<replication::AppendResult> r) {
-                      if (!*alive) return;
-                      if (!r) return done(r.error());
-                      done(apply(*shared, r->last_offset + 1));
-                    });
-}
-
-void LogOffsetsStore::load(std::function<void(Status)> done) {
-  auto marker = index_.group_applied(log_.uid());
-  if (!marker) return done(marker.error());
-  Offset from = marker->value_or(log_.log_start_offset());
-  if (from > log_.log_end_offset()) {
-    // The log lost a tail the view had seen (a crash before a flush): the
-    // view no longer describes the log. Rebuild it from the beginning.
-    spdlog::warn("{} partition {}: offsets view is ahead of the log ({} > {}); rebuilding",
-                 kOffsetsTopic, log_.uid(), from, log_.log_end_offset());
-    if (auto st = index_.group_reset(log_.uid()); !st) return done(st);
-    from = log_.log_start_offset();
-  }
-  from = std::max(from, log_.log_start_offset());
-  replay(from, log_.log_end_offset(), [done = std::move(done)](Status st, Offset) { done(st); });
-}
-
-void LogOffsetsStore::follow() {
-  auto marker = index_.group_applied(log_.uid());
-  Offset from = marker ? marker->value_or(log_.log_start_offset()) : log_.log_start_offset();
-  if (!marker || from > partition_.high_watermark()) {
-    // Applied beyond what is committed (as a leader it replayed its whole
-    // log): what lies above the watermark may be truncated. Start over.
-    spdlog::info("{} partition {}: rebuilding the offsets view of a follower", kOffsetsTopic,
-                 log_.uid());
-    if (auto st = index_.group_reset(log_.uid()); !st) {
-      spdlog::error("{} partition {}: {}", kOffsetsTopic, log_.uid(), st.error().to_string());
-      return;
-    }
-    from = log_.log_start_offset();
-  }
-  follow_from(std::max(from, log_.log_start_offset()));
-}
-
-void LogOffsetsStore::follow_from(Offset next) {
-  Offset hw = partition_.high_watermark();
-  if (next >= hw) {
-    partition_.wait(next, alive_, [this, next, alive = std::weak_ptr<bool>(alive_)] {
-      if (auto a = alive.lock(); a && *a) follow_from(next);
-    });
-    return;
-  }
-  replay(next, hw, [this, next](Status st, Offset after) {
-    if (!st) {
-      // Not applied: the view stays where it was, and so does this follower's.
-      spdlog::error("{} partition {}: applying from {}: {}", kOffsetsTopic, log_.uid(), next,
-                    st.error().to_string());
-      return;
-    }
-    follow_from(after);
-  });
-}
-
-void LogOffsetsStore::replay(Offset next, Offset until, std::function<void(Status, Offset)> done) {
-  next = std::max(next, log_.log_start_offset());
-  if (next >= until) return done(ok_status(), next);
-  log_.read(next, kReplayChunkBytes, until,
-            [this, next, until, done = std::move(done),
-             alive = alive_](Result<engine::ReadResult> r) mutable {
-              if (!*alive) return;
-              if (!r) return done(r.error(), next);
-              if (r->bytes == 0) return done(ok_status(), next);
-              std::vector<GroupRecord> records;
-              auto after = decode_batches(r->slices, next, records);
-              if (!after) return done(after.error(), next);
-              replayed_ += records.size();
-              if (auto st = apply(records, *after); !st) return done(st, next);
-              replay(*after, until, std::move(done));
-            });
+bool LogOffsetsStore::pending_transactional(const std::string& group, const std::string& topic,
+                                            int32_t partition) const {
+  return view_.in_open_transaction(offset_key(group, topic, partition));
 }
 
 Result<std::optional<CommittedOffset>> LogOffsetsStore::committed(const std::string& group,
                                                                   const std::string& topic,
                                                                   int32_t partition) {
-  STRATA_ASSIGN_OR_RETURN(auto value,
-                          index_.group_get(log_.uid(), offset_key(group, topic, partition)));
+  STRATA_ASSIGN_OR_RETURN(auto value, view_.get(offset_key(group, topic, partition)));
   if (!value) return std::optional<CommittedOffset>();
   STRATA_ASSIGN_OR_RETURN(auto c, decode_offset_value(*value));
   return std::optional<CommittedOffset>(c);
@@ -235,7 +110,7 @@ Result<std::optional<CommittedOffset>> LogOffsetsStore::committed(const std::str
 Result<std::vector<OffsetsStore::Committed>> LogOffsetsStore::committed_all(
     const std::string& group) {
   std::string prefix = offset_prefix(group);
-  STRATA_ASSIGN_OR_RETURN(auto rows, index_.group_scan(log_.uid(), prefix));
+  STRATA_ASSIGN_OR_RETURN(auto rows, view_.scan(prefix));
   std::vector<Committed> out;
   for (const auto& [key, value] : rows) {
     // key = prefix | u16 topic length | topic | i32 partition
@@ -254,7 +129,7 @@ Result<std::vector<OffsetsStore::Committed>> LogOffsetsStore::committed_all(
 
 Result<std::vector<std::pair<std::string, std::optional<StoredGroup>>>> LogOffsetsStore::groups() {
   std::map<std::string, std::optional<StoredGroup>> found;
-  STRATA_ASSIGN_OR_RETURN(auto metas, index_.group_scan(log_.uid(), "G"));
+  STRATA_ASSIGN_OR_RETURN(auto metas, view_.scan("G"));
   for (const auto& [key, value] : metas) {
     std::string group = key.substr(1);
     GroupRecord probe;
@@ -264,7 +139,7 @@ Result<std::vector<std::pair<std::string, std::optional<StoredGroup>>>> LogOffse
     STRATA_ASSIGN_OR_RETURN(auto r, decode_record(k, as_bytes(value)));
     if (r && r->metadata) found[group] = r->metadata;
   }
-  STRATA_ASSIGN_OR_RETURN(auto offsets, index_.group_scan(log_.uid(), "O"));
+  STRATA_ASSIGN_OR_RETURN(auto offsets, view_.scan("O"));
   for (const auto& [key, value] : offsets) {
     if (key.size() < 3) continue;
     auto glen = be::load<uint16_t>(reinterpret_cast<const std::byte*>(key.data() + 1));

@@ -51,6 +51,20 @@ class LogOffsetsStoreTest : public ::testing::Test {
     ASSERT_TRUE(st->ok()) << st->error().to_string();
   }
 
+  void append_txn(int64_t pid, std::vector<GroupRecord> records) {
+    std::optional<Status> st;
+    store_->append_transactional(pid, 0, std::move(records), [&](Status s) { st = s; });
+    loop_.run_until([&] { return st.has_value(); });
+    ASSERT_TRUE(st->ok()) << st->error().to_string();
+  }
+
+  void marker(int64_t pid, bool commit) {
+    std::optional<Status> st;
+    store_->append_marker({pid, 0, 0, commit}, [&](Status s) { st = s; });
+    loop_.run_until([&] { return st.has_value(); });
+    ASSERT_TRUE(st->ok()) << st->error().to_string();
+  }
+
   static GroupRecord commit(std::string group, std::string topic, int32_t p, int64_t offset) {
     GroupRecord r;
     r.group = std::move(group);
@@ -162,6 +176,38 @@ TEST_F(LogOffsetsStoreTest, AFollowersViewTakesWhatTheWatermarkPassesSoLeadingRe
   std::optional<Status> closed;
   follower.close([&](Status st) { closed = st; });
   loop_.run_until([&] { return closed.has_value(); });
+}
+
+TEST_F(LogOffsetsStoreTest, TransactionalCommitsTakeEffectAtTheirCommitMarkerAndSurviveARestart) {
+  append({commit("g", "t", 0, 1)});
+  append_txn(7, {commit("g", "t", 0, 10), commit("g", "t", 1, 11)});
+  append_txn(8, {commit("g", "t", 2, 20)});
+  // Written, not in effect: readers still see the offsets before them.
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 1);
+  EXPECT_FALSE(store_->committed("g", "t", 1).value().has_value());
+  EXPECT_TRUE(store_->pending_transactional("g", "t", 0));
+  EXPECT_FALSE(store_->pending_transactional("g", "u", 0));
+  marker(8, /*commit=*/false);
+  EXPECT_FALSE(store_->pending_transactional("g", "t", 2));
+  EXPECT_FALSE(store_->committed("g", "t", 2).value().has_value());
+  // Producer 7's transaction is still open across a restart: its records
+  // are read again, and its commit marker then applies them.
+  close();
+  open();
+  EXPECT_TRUE(store_->pending_transactional("g", "t", 1));
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 1);
+  marker(7, /*commit=*/true);
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 10);
+  EXPECT_EQ(store_->committed("g", "t", 1).value()->offset, 11);
+  EXPECT_FALSE(store_->committed("g", "t", 2).value().has_value());
+  EXPECT_FALSE(store_->pending_transactional("g", "t", 0));
+  // And a rebuild from the log reaches the same view.
+  close();
+  std::filesystem::remove_all(dir_ / "index");
+  open();
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 10);
+  EXPECT_EQ(store_->committed("g", "t", 1).value()->offset, 11);
+  EXPECT_FALSE(store_->committed("g", "t", 2).value().has_value());
 }
 
 }  // namespace

@@ -27,6 +27,16 @@ class OffsetsStore {
 
   virtual ~OffsetsStore() = default;
   virtual void append(std::vector<GroupRecord> records, std::function<void(Status)> done) = 0;
+  // Records written in the transaction of producer (id, epoch)
+  // (TxnOffsetCommit): they take effect when its commit marker is written
+  // to the partition, and never if it aborts.
+  virtual void append_transactional(int64_t producer_id, int16_t producer_epoch,
+                                    std::vector<GroupRecord> records,
+                                    std::function<void(Status)> done) = 0;
+  // Whether an offset of (group, topic, partition) is written in a
+  // transaction that has not ended yet (OffsetFetch's require_stable).
+  virtual bool pending_transactional(const std::string& group, const std::string& topic,
+                                     int32_t partition) const = 0;
   virtual Result<std::optional<CommittedOffset>> committed(const std::string& group,
                                                            const std::string& topic,
                                                            int32_t partition) = 0;

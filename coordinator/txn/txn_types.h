@@ -14,6 +14,7 @@ namespace strata::coordinator {
 enum class TxnError : int16_t {
   kNone = 0,
   kCoordinatorLoadInProgress = 14,
+  kCoordinatorNotAvailable = 15,
   kNotCoordinator = 16,
   kInvalidProducerEpoch = 47,
   kInvalidTxnState = 48,

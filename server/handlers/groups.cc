@@ -2,10 +2,13 @@
 // __consumer_offsets partition (abs(javaHash(group)) % 50); requests are
 // forwarded there, run by that shard's GroupCoordinator, and answered back
 // on the connection's shard.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "coordinator/group/group_records.h"
+#include "coordinator/txn/txn_records.h"
 #include "server/broker.h"
+#include "server/handlers/coordinator_route.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/partition_route.h"
@@ -21,47 +24,21 @@ int16_t code(GroupError e) {
   return static_cast<int16_t>(e);
 }
 
-// Runs `fn` on the shard coordinating `group` and `reply` with its result on
-// the shard `origin`. Without __consumer_offsets (before any FindCoordinator)
-// the answer is `unavailable`, and the topic is created for the retry.
+// Runs `fn` with the coordinator of `group` on its shard, `reply` on `origin`
+// (on_coordinator_shard).
 template <typename R>
 void on_group_shard(Broker& broker, unsigned origin, const std::string& group,
                     std::function<void(GroupCoordinator&, std::function<void(R)>)> fn,
                     std::function<void(R)> reply, std::function<R(GroupError)> unavailable) {
-  auto snap = broker.snapshot();
-  const auto* topic = snap->find(coordinator::kOffsetsTopic);
-  if (topic == nullptr) {
-    broker.ensure_offsets_topic(origin, [reply, unavailable](Status) {
-      reply(unavailable(GroupError::kCoordinatorNotAvailable));
-    });
-    return;
-  }
-  int32_t partition = coordinator::offsets_partition_for(group);
-  const auto* state = topic->state(partition);
-  if (state == nullptr || !may_serve_as_leader(*state, broker.node_id(), broker.may_lead())) {
-    // Another broker coordinates the group (or none does right now): the
-    // client asks FindCoordinator again.
-    return reply(unavailable(GroupError::kNotCoordinator));
-  }
-  unsigned target = broker.shard_for(topic->uid(PartitionId(partition)));
-  broker.shard(target).post(
-      [&broker, target, origin, fn = std::move(fn), reply = std::move(reply)]() {
-        fn(broker.state(target).groups(), [&broker, origin, reply](R r) {
-          broker.shard(origin).post([reply, r = std::move(r)]() mutable { reply(std::move(r)); });
-        });
+  on_coordinator_shard<R>(
+      broker, origin, coordinator::kOffsetsTopic, coordinator::offsets_partition_for(group),
+      [fn = std::move(fn)](ShardState& s, std::function<void(R)> done) {
+        fn(s.groups(), std::move(done));
+      },
+      std::move(reply),
+      [unavailable = std::move(unavailable)](ErrorCode e) {
+        return unavailable(static_cast<GroupError>(kafka::code(e)));
       });
-}
-
-// The broker leading the group's __consumer_offsets partition, if it is live.
-std::optional<coordinator::BrokerInfo> coordinator_of(const coordinator::ClusterSnapshot& snap,
-                                                      const std::string& group) {
-  const auto* topic = snap.find(coordinator::kOffsetsTopic);
-  if (topic == nullptr) return std::nullopt;
-  const auto* state = topic->state(coordinator::offsets_partition_for(group));
-  if (state == nullptr) return std::nullopt;
-  for (const auto& b : snap.brokers)
-    if (b.node_id == state->leader) return b;
-  return std::nullopt;
 }
 
 std::string client_host(const RequestContext& ctx) {
@@ -77,28 +54,31 @@ void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest r
   std::vector<std::string> keys =
       out.version() >= 4 ? req.coordinator_keys : std::vector<std::string>{req.key};
   int8_t key_type = req.key_type;
-  broker.ensure_offsets_topic(ctx.shard.id(), [&broker, keys, key_type, out](Status st) {
+  auto answer = [&broker, keys, key_type, out](Status st) {
     kafka::FindCoordinatorResponse resp;
+    bool txn = key_type == 1;
+    std::string_view topic = txn ? coordinator::kTransactionStateTopic : coordinator::kOffsetsTopic;
     for (const auto& key : keys) {
       kafka::FindCoordinatorResponse::Coordinator c;
       c.key = key;
-      if (key_type != 0) {
-        // Transactions (key type 1) arrive with the transaction coordinator.
-        c.error_code = kafka::code(ErrorCode::kCoordinatorNotAvailable);
-        c.error_message = "no transaction coordinator on this broker yet";
+      if (key_type != 0 && key_type != 1) {
+        c.error_code = kafka::code(ErrorCode::kInvalidRequest);
+        c.error_message = "unknown coordinator key type " + std::to_string(key_type);
       } else if (!st) {
         c.error_code = kafka::code(ErrorCode::kCoordinatorNotAvailable);
         c.error_message = st.error().message();
       } else if (key.empty()) {
         c.error_code = kafka::code(ErrorCode::kInvalidRequest);
-        c.error_message = "empty group id";
-      } else if (auto where = coordinator_of(*broker.snapshot(), key)) {
+        c.error_message = txn ? "empty transactional id" : "empty group id";
+      } else if (auto where = coordinator_of(*broker.snapshot(), topic,
+                                             txn ? coordinator::txn_partition_for(key)
+                                                 : coordinator::offsets_partition_for(key))) {
         c.node_id = where->node_id;
         c.host = where->host;
         c.port = where->port;
       } else {
         c.error_code = kafka::code(ErrorCode::kCoordinatorNotAvailable);
-        c.error_message = "the group's __consumer_offsets partition has no live leader";
+        c.error_message = fmt::format("the {} partition of '{}' has no live leader", topic, key);
       }
       if (c.error_code != 0) {
         c.node_id = -1;
@@ -116,7 +96,11 @@ void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest r
       resp.coordinators.clear();
     }
     out.send(resp);
-  });
+  };
+  if (key_type != 0 && key_type != 1) return answer(ok_status());
+  broker.ensure_internal_topic(
+      ctx.shard.id(),
+      key_type == 1 ? coordinator::kTransactionStateTopic : coordinator::kOffsetsTopic, answer);
 }
 
 void join_group(const RequestContext& ctx, kafka::JoinGroupRequest req,
@@ -241,21 +225,21 @@ void leave_group(const RequestContext& ctx, kafka::LeaveGroupRequest req,
       });
 }
 
-void offset_commit(const RequestContext& ctx, kafka::OffsetCommitRequest req,
-                   Responder<kafka::OffsetCommitResponse> out) {
-  coordinator::CommitArgs args;
-  args.group_id = req.group_id;
-  args.generation = out.version() >= 1 ? req.generation_id_or_member_epoch : -1;
-  args.member_id = req.member_id;
-  args.instance_id = req.group_instance_id;
-  for (const auto& t : req.topics) {
+namespace {
+
+// OffsetCommit and TxnOffsetCommit: `args` (without partitions) for the
+// partitions of `topics`, run by the group's coordinator; the answer lists
+// every partition with its error.
+template <typename Topic, typename Response>
+void commit_offsets(const RequestContext& ctx, coordinator::CommitArgs args,
+                    std::vector<Topic> request_topics, Responder<Response> out) {
+  for (const auto& t : request_topics) {
     for (const auto& p : t.partitions) {
       args.partitions.push_back({t.name, p.partition_index, p.committed_offset,
                                  p.committed_leader_epoch, p.committed_metadata});
     }
   }
-  auto topics =
-      std::make_shared<std::vector<kafka::OffsetCommitRequest::Topic>>(std::move(req.topics));
+  auto topics = std::make_shared<std::vector<Topic>>(std::move(request_topics));
   size_t n = args.partitions.size();
   on_group_shard<std::vector<GroupError>>(
       ctx.broker, ctx.shard.id(), args.group_id,
@@ -263,18 +247,41 @@ void offset_commit(const RequestContext& ctx, kafka::OffsetCommitRequest req,
         gc.commit(args, std::move(done));
       },
       [out, topics](std::vector<GroupError> errors) {
-        kafka::OffsetCommitResponse resp;
+        Response resp;
         size_t i = 0;
         for (const auto& t : *topics) {
           auto& rt = resp.topics.emplace_back();
           rt.name = t.name;
-          for (const auto& p : t.partitions) {
+          for (const auto& p : t.partitions)
             rt.partitions.push_back({p.partition_index, code(errors[i++])});
-          }
         }
         out.send(resp);
       },
       [n](GroupError e) { return std::vector<GroupError>(n, e); });
+}
+
+}  // namespace
+
+void offset_commit(const RequestContext& ctx, kafka::OffsetCommitRequest req,
+                   Responder<kafka::OffsetCommitResponse> out) {
+  coordinator::CommitArgs args;
+  args.group_id = req.group_id;
+  args.generation = out.version() >= 1 ? req.generation_id_or_member_epoch : -1;
+  args.member_id = req.member_id;
+  args.instance_id = req.group_instance_id;
+  commit_offsets(ctx, std::move(args), std::move(req.topics), out);
+}
+
+// The offsets of a transaction: they take effect at its commit marker.
+void txn_offset_commit(const RequestContext& ctx, kafka::TxnOffsetCommitRequest req,
+                       Responder<kafka::TxnOffsetCommitResponse> out) {
+  coordinator::CommitArgs args;
+  args.group_id = req.group_id;
+  args.generation = out.version() >= 3 ? req.generation_id : -1;
+  args.member_id = req.member_id;
+  args.instance_id = req.group_instance_id;
+  args.txn = coordinator::CommitArgs::TxnProducer{req.producer_id, req.producer_epoch};
+  commit_offsets(ctx, std::move(args), std::move(req.topics), out);
 }
 
 void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
@@ -292,11 +299,12 @@ void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
     std::vector<coordinator::FetchedOffset> offsets;
   };
   std::string group = req.group_id;
+  bool stable = out.version() >= 7 && req.require_stable;
   on_group_shard<R>(
       ctx.broker, ctx.shard.id(), group,
-      [group, wanted](GroupCoordinator& gc, std::function<void(R)> done) {
+      [group, wanted, stable](GroupCoordinator& gc, std::function<void(R)> done) {
         if (auto e = gc.routing_error(group)) return done(R{*e, {}});
-        auto r = gc.fetch_offsets(group, wanted);
+        auto r = gc.fetch_offsets(group, wanted, stable);
         if (!r) {
           spdlog::error("offset fetch for group {}: {}", group, r.error().to_string());
           return done(R{GroupError::kCoordinatorNotAvailable, {}});

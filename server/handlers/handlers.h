@@ -38,6 +38,25 @@ void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest r
 // Idempotent producers (handlers/producers.cc).
 void init_producer_id(const RequestContext& ctx, kafka::InitProducerIdRequest req,
                       Responder<kafka::InitProducerIdResponse> out);
+void describe_producers(const RequestContext& ctx, kafka::DescribeProducersRequest req,
+                        Responder<kafka::DescribeProducersResponse> out);
+// Transactions (handlers/transactions.cc).
+void init_transactional_producer(const RequestContext& ctx, kafka::InitProducerIdRequest req,
+                                 Responder<kafka::InitProducerIdResponse> out);
+void add_partitions_to_txn(const RequestContext& ctx, kafka::AddPartitionsToTxnRequest req,
+                           Responder<kafka::AddPartitionsToTxnResponse> out);
+void add_offsets_to_txn(const RequestContext& ctx, kafka::AddOffsetsToTxnRequest req,
+                        Responder<kafka::AddOffsetsToTxnResponse> out);
+void end_txn(const RequestContext& ctx, kafka::EndTxnRequest req,
+             Responder<kafka::EndTxnResponse> out);
+void txn_offset_commit(const RequestContext& ctx, kafka::TxnOffsetCommitRequest req,
+                       Responder<kafka::TxnOffsetCommitResponse> out);
+void write_txn_markers(const RequestContext& ctx, kafka::WriteTxnMarkersRequest req,
+                       Responder<kafka::WriteTxnMarkersResponse> out);
+void describe_transactions(const RequestContext& ctx, kafka::DescribeTransactionsRequest req,
+                           Responder<kafka::DescribeTransactionsResponse> out);
+void list_transactions(const RequestContext& ctx, kafka::ListTransactionsRequest req,
+                       Responder<kafka::ListTransactionsResponse> out);
 
 // Consumer groups (handlers/groups.cc).
 void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest req,

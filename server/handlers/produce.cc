@@ -11,6 +11,7 @@
 #include "server/partition_ops.h"
 #include "server/partition_route.h"
 #include "server/produce_batches.h"
+#include "server/txn_verification.h"
 
 namespace strata::server::handlers {
 
@@ -80,16 +81,26 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
                 false});
   };
   replication::AppendOptions options{.acks_all = acks == -1, .timeout_ms = req.timeout_ms};
+  std::optional<std::string> txn_id = req.transactional_id;
   run_on_owners<Result<replication::AppendResult>>(
       broker, ctx.shard.id(), uids,
-      [shared_batches, options](Partition* p, size_t i,
-                                std::function<void(Result<replication::AppendResult>)> done) {
+      [&broker, shared_batches, options, txn_id](
+          Partition* p, size_t i, std::function<void(Result<replication::AppendResult>)> done) {
         auto& split = (*shared_batches)[i];
         if (!split) return done(split.error());
         if (p == nullptr) {
           return done(Error(Errc::kShutdown, "partition is not open on this broker"));
         }
-        p->append(std::move(*split), options, std::move(done));
+        auto opts = options;
+        if (txn_id) {
+          // A transaction's first write here is checked with its coordinator.
+          opts.verify_txn = [&broker, here = broker.shard_for(p->uid()), id = *txn_id,
+                             partition = coordinator::TxnPartition{p->topic(), p->id().value()}](
+                                int64_t pid, int16_t epoch, std::function<void(Status)> verified) {
+            verify_txn_partition(broker, here, id, partition, pid, epoch, std::move(verified));
+          };
+        }
+        p->append(std::move(*split), opts, std::move(done));
       },
       std::move(finish));
 }

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/cluster_metadata.h"
+#include "coordinator/internal_topics.h"
 #include "server/broker.h"
 #include "server/controller_forward.h"
 #include "server/handlers/handlers.h"
@@ -175,7 +176,7 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
             o = outcome_of(c.error());
             continue;
           }
-          bool internal = from_broker && t.name == coordinator::kOffsetsTopic;
+          bool internal = from_broker && coordinator::is_internal_topic(t.name);
           auto r = broker.catalog().create_topic(t.name, partitions, rf, configs, validate_only,
                                                  internal, assignments);
           if (r) {

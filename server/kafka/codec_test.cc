@@ -73,6 +73,14 @@ TEST(Codec, EveryMessageRoundTripsAtEveryVersion) {
   round_trip_api<DescribeGroupsRequest, DescribeGroupsResponse>();
   round_trip_api<DeleteGroupsRequest, DeleteGroupsResponse>();
   round_trip_api<OffsetDeleteRequest, OffsetDeleteResponse>();
+  round_trip_api<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>();
+  round_trip_api<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>();
+  round_trip_api<EndTxnRequest, EndTxnResponse>();
+  round_trip_api<WriteTxnMarkersRequest, WriteTxnMarkersResponse>();
+  round_trip_api<TxnOffsetCommitRequest, TxnOffsetCommitResponse>();
+  round_trip_api<DescribeProducersRequest, DescribeProducersResponse>();
+  round_trip_api<DescribeTransactionsRequest, DescribeTransactionsResponse>();
+  round_trip_api<ListTransactionsRequest, ListTransactionsResponse>();
 }
 
 std::vector<uint8_t> bytes_of(const std::vector<SharedBytes>& parts) {

@@ -48,7 +48,11 @@ std::string_view error_name(ErrorCode e) {
     case ErrorCode::kDuplicateSequenceNumber: return "DUPLICATE_SEQUENCE_NUMBER";
     case ErrorCode::kInvalidProducerEpoch: return "INVALID_PRODUCER_EPOCH";
     case ErrorCode::kInvalidTxnState: return "INVALID_TXN_STATE";
+    case ErrorCode::kInvalidProducerIdMapping: return "INVALID_PRODUCER_ID_MAPPING";
+    case ErrorCode::kInvalidTransactionTimeout: return "INVALID_TRANSACTION_TIMEOUT";
+    case ErrorCode::kConcurrentTransactions: return "CONCURRENT_TRANSACTIONS";
     case ErrorCode::kTransactionCoordinatorFenced: return "TRANSACTION_COORDINATOR_FENCED";
+    case ErrorCode::kOperationNotAttempted: return "OPERATION_NOT_ATTEMPTED";
     case ErrorCode::kKafkaStorageError: return "KAFKA_STORAGE_ERROR";
     case ErrorCode::kGroupIdNotFound: return "GROUP_ID_NOT_FOUND";
     case ErrorCode::kFetchSessionIdNotFound: return "FETCH_SESSION_ID_NOT_FOUND";
@@ -58,6 +62,8 @@ std::string_view error_name(ErrorCode e) {
     case ErrorCode::kMemberIdRequired: return "MEMBER_ID_REQUIRED";
     case ErrorCode::kFencedInstanceId: return "FENCED_INSTANCE_ID";
     case ErrorCode::kInvalidRecord: return "INVALID_RECORD";
+    case ErrorCode::kProducerFenced: return "PRODUCER_FENCED";
+    case ErrorCode::kTransactionalIdNotFound: return "TRANSACTIONAL_ID_NOT_FOUND";
     case ErrorCode::kUnknownTopicId: return "UNKNOWN_TOPIC_ID";
   }
   return "UNKNOWN";

@@ -51,8 +51,12 @@ enum class ErrorCode : int16_t {
   kDuplicateSequenceNumber = 46,
   kInvalidProducerEpoch = 47,
   kInvalidTxnState = 48,
+  kInvalidProducerIdMapping = 49,
+  kInvalidTransactionTimeout = 50,
+  kConcurrentTransactions = 51,
   kTransactionCoordinatorFenced = 52,
   kKafkaStorageError = 56,
+  kOperationNotAttempted = 55,
   kGroupIdNotFound = 69,
   kFetchSessionIdNotFound = 70,
   kFencedLeaderEpoch = 74,
@@ -64,6 +68,8 @@ enum class ErrorCode : int16_t {
   kEligibleLeadersNotAvailable = 83,
   kElectionNotNeeded = 84,
   kInvalidRecord = 87,
+  kProducerFenced = 90,
+  kTransactionalIdNotFound = 105,
   kUnknownTopicId = 100,
 };
 

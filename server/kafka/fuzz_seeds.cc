@@ -64,5 +64,13 @@ int main(int argc, char** argv) {
   seeds<DescribeGroupsRequest>(dir);
   seeds<DeleteGroupsRequest>(dir);
   seeds<OffsetDeleteRequest>(dir);
+  seeds<AddPartitionsToTxnRequest>(dir);
+  seeds<AddOffsetsToTxnRequest>(dir);
+  seeds<EndTxnRequest>(dir);
+  seeds<WriteTxnMarkersRequest>(dir);
+  seeds<TxnOffsetCommitRequest>(dir);
+  seeds<DescribeProducersRequest>(dir);
+  seeds<DescribeTransactionsRequest>(dir);
+  seeds<ListTransactionsRequest>(dir);
   return 0;
 }

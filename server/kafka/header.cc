@@ -33,6 +33,11 @@ constexpr std::array kApis = {
     info<DeleteRecordsRequest>("DeleteRecords"),
     info<InitProducerIdRequest>("InitProducerId"),
     info<OffsetForLeaderEpochRequest>("OffsetForLeaderEpoch"),
+    info<AddPartitionsToTxnRequest>("AddPartitionsToTxn"),
+    info<AddOffsetsToTxnRequest>("AddOffsetsToTxn"),
+    info<EndTxnRequest>("EndTxn"),
+    info<WriteTxnMarkersRequest>("WriteTxnMarkers"),
+    info<TxnOffsetCommitRequest>("TxnOffsetCommit"),
     info<DescribeConfigsRequest>("DescribeConfigs"),
     info<AlterConfigsRequest>("AlterConfigs"),
     info<CreatePartitionsRequest>("CreatePartitions"),
@@ -41,6 +46,9 @@ constexpr std::array kApis = {
     info<IncrementalAlterConfigsRequest>("IncrementalAlterConfigs"),
     info<OffsetDeleteRequest>("OffsetDelete"),
     info<DescribeClusterRequest>("DescribeCluster"),
+    info<DescribeProducersRequest>("DescribeProducers"),
+    info<DescribeTransactionsRequest>("DescribeTransactions"),
+    info<ListTransactionsRequest>("ListTransactions"),
 };
 
 }  // namespace

@@ -64,6 +64,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case DescribeGroupsRequest::kApiKey: check<DescribeGroupsRequest>(frame, *h); break;
     case DeleteGroupsRequest::kApiKey: check<DeleteGroupsRequest>(frame, *h); break;
     case OffsetDeleteRequest::kApiKey: check<OffsetDeleteRequest>(frame, *h); break;
+    case AddPartitionsToTxnRequest::kApiKey: check<AddPartitionsToTxnRequest>(frame, *h); break;
+    case AddOffsetsToTxnRequest::kApiKey: check<AddOffsetsToTxnRequest>(frame, *h); break;
+    case EndTxnRequest::kApiKey: check<EndTxnRequest>(frame, *h); break;
+    case WriteTxnMarkersRequest::kApiKey: check<WriteTxnMarkersRequest>(frame, *h); break;
+    case TxnOffsetCommitRequest::kApiKey: check<TxnOffsetCommitRequest>(frame, *h); break;
+    case DescribeProducersRequest::kApiKey: check<DescribeProducersRequest>(frame, *h); break;
+    case DescribeTransactionsRequest::kApiKey: check<DescribeTransactionsRequest>(frame, *h); break;
+    case ListTransactionsRequest::kApiKey: check<ListTransactionsRequest>(frame, *h); break;
     default: std::abort();  // known but not checked: add it above
   }
   return 0;

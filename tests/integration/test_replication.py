@@ -18,7 +18,9 @@ replica takes over when every in-sync one is dead (what only they held is
 lost), without it the partition waits for one; after each test every replica's
 log is the same, byte for byte (strata dump-log); a consumer group's
 offsets are intact at once when its coordinator's broker is killed, and its
-member goes on. Outcomes only, never
+member goes on; transactions over partitions led by all three brokers
+commit exactly what their producer was told committed when the
+coordinator's broker is killed inside one. Outcomes only, never
 durations: the failover time is measured in bench/.
 """
 import json
@@ -34,7 +36,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from cluster import ClusterTestCase
 from kafka.protocol.api import Request, Response
 from kafka.protocol.commit import GroupCoordinatorRequest
-from kafka.protocol.types import Array, Int16, Int32, Int64, Schema, String
+from kafka.protocol.types import Array, Int8, Int16, Int32, Int64, Schema, String
 from test_cluster import At, WireClient, wait_until
 from test_confluent import read_all
 
@@ -70,6 +72,23 @@ class DeleteRecordsRequest(Request):
     RESPONSE_TYPE = DeleteRecordsResponse
     SCHEMA = Schema(('topics', Array(('name', String('utf-8')), ('partitions', Array(
         ('partition', Int32), ('offset', Int64))))), ('timeout_ms', Int32))
+
+
+class FindCoordinatorResponseV1(Response):
+    API_KEY = 10
+    API_VERSION = 1
+    SCHEMA = Schema(('throttle_time_ms', Int32), ('error_code', Int16),
+                    ('error_message', String('utf-8')), ('coordinator_id', Int32),
+                    ('host', String('utf-8')), ('port', Int32))
+
+
+class FindCoordinatorRequestV1(Request):
+    """FindCoordinator v1, which takes a key type (kafka-python 2.0.2's
+    response schema for v1 lacks throttle_time_ms)."""
+    API_KEY = 10
+    API_VERSION = 1
+    RESPONSE_TYPE = FindCoordinatorResponseV1
+    SCHEMA = Schema(('key', String('utf-8')), ('key_type', Int8))
 
 
 class ContinuousProducer:
@@ -424,6 +443,74 @@ class ReplicationTest(ClusterTestCase):
             return r.coordinator_id if r.error_code == 0 else None
         try:
             return wait_until("the coordinator of %s" % group, find, timeout=TIMEOUT_S)
+        finally:
+            wire.close()
+
+    def test_transactions_across_brokers_survive_sigkill_of_their_coordinator(self):
+        """Transactions whose partitions are led by all three brokers: the
+        markers reach the other leaders (WriteTxnMarkers) and their first
+        writes are verified with the coordinator over the network
+        (AddPartitionsToTxn v4). The coordinator's broker is killed inside
+        a transaction; a new coordinator takes over from the replicated
+        __transaction_state. read_committed readers see exactly the
+        transactions whose commit succeeded, none of the rest."""
+        c = self.cluster
+        create(c.bootstrap, "txns", partitions=3)
+        p = Producer({"bootstrap.servers": c.bootstrap, "transactional.id": "mover",
+                      "transaction.timeout.ms": 60000, "message.timeout.ms": 60000,
+                      "linger.ms": 5})
+        p.init_transactions(TIMEOUT_S)
+        committed, ended = [], set()
+
+        def one(n, kill_before_commit=False):
+            values = [b"t%d-%d" % (n, i) for i in range(30)]
+            ended.update(values)
+            p.begin_transaction()
+            for i, v in enumerate(values):
+                p.produce("txns", value=v, partition=i % 3)
+            p.flush(TIMEOUT_S)
+            if kill_before_commit:
+                c.kill(self.txn_coordinator("mover"))
+            if n % 3 == 2:
+                p.abort_transaction(TIMEOUT_S * 2)
+                return
+            while True:
+                try:
+                    p.commit_transaction(TIMEOUT_S * 2)
+                    committed.extend(values)
+                    return
+                except KafkaException as e:
+                    if e.args[0].retriable():
+                        continue  # librdkafka: the same commit may be retried
+                    if e.args[0].txn_requires_abort():
+                        p.abort_transaction(TIMEOUT_S * 2)
+                        return
+                    raise
+
+        for n in range(4):
+            one(n)
+        one(4, kill_before_commit=True)
+        for n in range(5, 8):
+            one(n)
+        p.flush(TIMEOUT_S)
+        got = read_all(At(c.bootstrap), [TopicPartition("txns", q, 0) for q in range(3)],
+                       conf={"isolation.level": "read_committed"}, timeout=TIMEOUT_S)
+        seen = [r.value for r in got]
+        self.assertEqual(len(seen), len(set(seen)), "a committed message read twice")
+        self.assertEqual(sorted(seen), sorted(committed))
+        self.assertEqual(set(seen) - ended, set())
+        self.assertGreaterEqual(len(committed), 4 * 30)
+
+    def txn_coordinator(self, txn_id):
+        """The broker FindCoordinator (key type 1) names for `txn_id`."""
+        ask = next(n for n in (1, 2, 3) if self.running(n))
+        wire = WireClient(self.cluster.address(ask))
+
+        def find():
+            r = wire.call(ask, FindCoordinatorRequestV1(txn_id, 1))
+            return r.coordinator_id if r.error_code == 0 else None
+        try:
+            return wait_until("the coordinator of %s" % txn_id, find, timeout=TIMEOUT_S)
         finally:
             wire.close()
 

@@ -1,6 +1,8 @@
 // Every message Strata speaks.
 #pragma once
 
+#include "server/kafka/messages/add_offsets_to_txn.h"
+#include "server/kafka/messages/add_partitions_to_txn.h"
 #include "server/kafka/messages/alter_configs.h"
 #include "server/kafka/messages/api_versions.h"
 #include "server/kafka/messages/create_partitions.h"
@@ -11,7 +13,10 @@
 #include "server/kafka/messages/describe_cluster.h"
 #include "server/kafka/messages/describe_configs.h"
 #include "server/kafka/messages/describe_groups.h"
+#include "server/kafka/messages/describe_producers.h"
+#include "server/kafka/messages/describe_transactions.h"
 #include "server/kafka/messages/elect_leaders.h"
+#include "server/kafka/messages/end_txn.h"
 #include "server/kafka/messages/fetch.h"
 #include "server/kafka/messages/find_coordinator.h"
 #include "server/kafka/messages/heartbeat.h"
@@ -20,6 +25,7 @@
 #include "server/kafka/messages/leave_group.h"
 #include "server/kafka/messages/list_groups.h"
 #include "server/kafka/messages/list_offsets.h"
+#include "server/kafka/messages/list_transactions.h"
 #include "server/kafka/messages/metadata.h"
 #include "server/kafka/messages/offset_commit.h"
 #include "server/kafka/messages/offset_delete.h"
@@ -27,3 +33,5 @@
 #include "server/kafka/messages/offset_for_leader_epoch.h"
 #include "server/kafka/messages/produce.h"
 #include "server/kafka/messages/sync_group.h"
+#include "server/kafka/messages/txn_offset_commit.h"
+#include "server/kafka/messages/write_txn_markers.h"

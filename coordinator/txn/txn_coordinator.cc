@@ -1,0 +1,258 @@
+#include "coordinator/txn/txn_coordinator.h"
+
+#include <spdlog/spdlog.h>
+
+#include "coordinator/txn/txn_records.h"
+
+namespace strata::coordinator {
+namespace {
+
+bool preparing(TxnState s) {
+  return s == TxnState::kPrepareCommit || s == TxnState::kPrepareAbort;
+}
+
+}  // namespace
+
+TxnCoordinator::TxnCoordinator(const Clock& clock, Timers& timers, TxnConfig config,
+                               AllocateId allocate, WriteMarkers write_markers)
+    : clock_(clock),
+      timers_(timers),
+      config_(config),
+      allocate_(std::move(allocate)),
+      write_markers_(std::move(write_markers)) {
+  schedule_expiry();
+}
+
+TxnCoordinator::~TxnCoordinator() {
+  *alive_ = false;
+  timers_.cancel(expiry_timer_);
+}
+
+void TxnCoordinator::schedule_expiry() {
+  expiry_timer_ = timers_.schedule(config_.abort_check_interval_ms, [this, alive = alive_] {
+    if (!*alive) return;
+    abort_expired();
+    schedule_expiry();
+  });
+}
+
+void TxnCoordinator::host(int32_t partition, TxnStore* store, int32_t coordinator_epoch,
+                          std::vector<std::pair<std::string, TxnMetadata>> loaded) {
+  unhost(partition);
+  hosted_[partition] = Hosted{store, coordinator_epoch, ++next_generation_};
+  std::vector<std::string> resume;
+  for (auto& [id, meta] : loaded) {
+    if (preparing(meta.state)) resume.push_back(id);
+    txns_[id] = Entry{partition, std::move(meta), false};
+  }
+  for (const auto& id : resume) {
+    spdlog::info("transactional id '{}': resuming the markers of its {}", id,
+                 state_name(txns_[id].meta->state));
+    finish(id);
+  }
+}
+
+void TxnCoordinator::unhost(int32_t partition) {
+  if (hosted_.erase(partition) == 0) return;
+  std::erase_if(txns_, [partition](const auto& kv) { return kv.second.partition == partition; });
+}
+
+TxnCoordinator::Entry* TxnCoordinator::live(const std::string& id, uint64_t generation) {
+  auto it = txns_.find(id);
+  if (it == txns_.end()) return nullptr;
+  auto h = hosted_.find(it->second.partition);
+  if (h == hosted_.end() || h->second.generation != generation) return nullptr;
+  return &it->second;
+}
+
+std::optional<TxnError> TxnCoordinator::routing_error(const std::string& id) const {
+  if (hosted_.count(txn_partition_for(id)) == 0) return TxnError::kNotCoordinator;
+  return std::nullopt;
+}
+
+void TxnCoordinator::write(const std::string& id, TxnMetadata next,
+                           std::function<void(TxnError)> done) {
+  int32_t partition = txn_partition_for(id);
+  auto h = hosted_.find(partition);
+  if (h == hosted_.end()) return done(TxnError::kNotCoordinator);
+  auto& entry = txns_[id];
+  entry.partition = partition;
+  entry.writing = true;
+  uint64_t generation = h->second.generation;
+  h->second.store->write(
+      id, next, [this, id, next, generation, done = std::move(done), alive = alive_](Status st) {
+        if (!*alive) return;
+        Entry* e = live(id, generation);
+        if (e == nullptr) return done(TxnError::kNotCoordinator);
+        e->writing = false;
+        if (!st) {
+          spdlog::warn("transactional id '{}': writing its state: {}", id, st.error().to_string());
+          if (!e->meta) txns_.erase(id);
+          return done(TxnError::kCoordinatorNotAvailable);
+        }
+        e->meta = next;
+        done(TxnError::kNone);
+      });
+}
+
+void TxnCoordinator::init_producer(const std::string& id, int32_t timeout_ms,
+                                   std::optional<ProducerIdEpoch> expected,
+                                   std::function<void(InitResult)> done) {
+  if (auto e = routing_error(id)) return done({*e});
+  auto it = txns_.find(id);
+  if (it != txns_.end() && it->second.writing) return done({TxnError::kConcurrentTransactions});
+  std::optional<TxnMetadata> current;
+  if (it != txns_.end()) current = it->second.meta;
+  auto d = coordinator::init_producer(current, timeout_ms, config_.max_timeout_ms, clock_.now_ms(),
+                                      expected);
+  if (d.error == TxnError::kConcurrentTransactions && d.next) {
+    // A transaction in progress: abort it (its producer is fenced by the
+    // bumped epoch); the client retries once the abort is complete.
+    write(id, *d.next, [this, id](TxnError e) {
+      if (e == TxnError::kNone) finish(id);
+    });
+    return done({TxnError::kConcurrentTransactions});
+  }
+  if (d.error != TxnError::kNone) return done({d.error});
+  auto commit = [this, id, done](TxnMetadata next) {
+    write(id, next, [next, done](TxnError e) {
+      if (e != TxnError::kNone) return done({e});
+      done({TxnError::kNone, next.producer_id, next.producer_epoch});
+    });
+  };
+  if (!d.new_producer_id) return commit(*d.next);
+  // Held while the id is allocated, so that no other request races it.
+  auto& entry = txns_[id];
+  entry.partition = txn_partition_for(id);
+  entry.writing = true;
+  uint64_t generation = hosted_.at(entry.partition).generation;
+  allocate_([this, id, generation, next = *d.next, commit, done,
+             alive = alive_](Result<int64_t> pid) mutable {
+    if (!*alive) return;
+    Entry* e = live(id, generation);
+    if (e == nullptr) return done({TxnError::kNotCoordinator});
+    e->writing = false;
+    if (!pid) {
+      if (!e->meta) txns_.erase(id);
+      return done({TxnError::kCoordinatorNotAvailable});
+    }
+    next.producer_id = *pid;
+    commit(next);
+  });
+}
+
+void TxnCoordinator::add_partitions(const std::string& id, int64_t producer_id, int16_t epoch,
+                                    std::vector<TxnPartition> partitions,
+                                    std::function<void(TxnError)> done) {
+  if (auto e = routing_error(id)) return done(*e);
+  auto it = txns_.find(id);
+  if (it == txns_.end() || !it->second.meta) return done(TxnError::kInvalidProducerIdMapping);
+  if (it->second.writing) return done(TxnError::kConcurrentTransactions);
+  auto d = coordinator::add_partitions(*it->second.meta, producer_id, epoch, partitions,
+                                       clock_.now_ms());
+  if (d.error != TxnError::kNone || !d.next) return done(d.error);
+  write(id, *d.next, std::move(done));
+}
+
+TxnError TxnCoordinator::verify(const std::string& id, int64_t producer_id, int16_t epoch,
+                                const TxnPartition& partition) const {
+  if (auto e = routing_error(id)) return *e;
+  auto it = txns_.find(id);
+  if (it == txns_.end() || !it->second.meta) return TxnError::kInvalidProducerIdMapping;
+  const auto& m = *it->second.meta;
+  if (m.producer_id != producer_id) return TxnError::kInvalidProducerIdMapping;
+  if (m.producer_epoch != epoch) return TxnError::kProducerFenced;
+  if (m.state != TxnState::kOngoing || m.partitions.count(partition) == 0) {
+    return TxnError::kInvalidTxnState;
+  }
+  return TxnError::kNone;
+}
+
+void TxnCoordinator::end_txn(const std::string& id, int64_t producer_id, int16_t epoch, bool commit,
+                             std::function<void(TxnError)> done) {
+  if (auto e = routing_error(id)) return done(*e);
+  auto it = txns_.find(id);
+  if (it == txns_.end() || !it->second.meta) return done(TxnError::kInvalidProducerIdMapping);
+  if (it->second.writing) return done(TxnError::kConcurrentTransactions);
+  auto d = coordinator::end_txn(*it->second.meta, producer_id, epoch, commit, clock_.now_ms());
+  if (d.error != TxnError::kNone || !d.next) return done(d.error);
+  write(id, *d.next, [this, id, done = std::move(done)](TxnError e) {
+    done(e);
+    if (e == TxnError::kNone) finish(id);
+  });
+}
+
+void TxnCoordinator::finish(const std::string& id) {
+  auto it = txns_.find(id);
+  if (it == txns_.end() || !it->second.meta || !preparing(it->second.meta->state)) return;
+  auto h = hosted_.find(it->second.partition);
+  if (h == hosted_.end()) return;
+  it->second.writing = true;
+  const auto& m = *it->second.meta;
+  send_markers(id, h->second.generation,
+               std::vector<TxnPartition>(m.partitions.begin(), m.partitions.end()));
+}
+
+void TxnCoordinator::send_markers(const std::string& id, uint64_t generation,
+                                  std::vector<TxnPartition> left) {
+  Entry* e = live(id, generation);
+  if (e == nullptr) return;
+  const auto& m = *e->meta;
+  if (left.empty()) {
+    // Every partition has its marker: the transaction is complete.
+    e->writing = false;
+    write(id, complete(m, clock_.now_ms()), [this, id, generation](TxnError err) {
+      if (err == TxnError::kNone || err == TxnError::kNotCoordinator) return;
+      // Still Prepare*: try the completion again later.
+      timers_.schedule(config_.marker_retry_backoff_ms, [this, id, generation, alive = alive_] {
+        if (*alive && live(id, generation) != nullptr) finish(id);
+      });
+    });
+    return;
+  }
+  MarkerWrite w{m.producer_id, m.producer_epoch, hosted_.at(e->partition).coordinator_epoch,
+                m.state == TxnState::kPrepareCommit, std::move(left)};
+  write_markers_(std::move(w), [this, id, generation, alive = alive_](
+                                   std::vector<std::pair<TxnPartition, MarkerOutcome>> outcomes) {
+    if (!*alive || live(id, generation) == nullptr) return;
+    std::vector<TxnPartition> retry;
+    for (auto& [p, outcome] : outcomes)
+      if (outcome == MarkerOutcome::kRetry) retry.push_back(std::move(p));
+    if (retry.empty()) return send_markers(id, generation, {});
+    timers_.schedule(config_.marker_retry_backoff_ms,
+                     [this, id, generation, retry = std::move(retry), alive] {
+                       if (*alive) send_markers(id, generation, retry);
+                     });
+  });
+}
+
+void TxnCoordinator::abort_expired() {
+  int64_t now = clock_.now_ms();
+  std::vector<std::pair<std::string, TxnMetadata>> expired;
+  for (const auto& [id, e] : txns_) {
+    if (e.writing || !e.meta) continue;
+    if (auto next = abort_if_expired(*e.meta, now)) expired.emplace_back(id, std::move(*next));
+  }
+  for (auto& [id, next] : expired) {
+    spdlog::info("transactional id '{}': aborting its transaction, older than its timeout of {} ms",
+                 id, next.timeout_ms);
+    write(id, std::move(next), [this, id](TxnError e) {
+      if (e == TxnError::kNone) finish(id);
+    });
+  }
+}
+
+std::optional<TxnMetadata> TxnCoordinator::describe(const std::string& id) const {
+  auto it = txns_.find(id);
+  if (it == txns_.end()) return std::nullopt;
+  return it->second.meta;
+}
+
+std::vector<std::pair<std::string, TxnMetadata>> TxnCoordinator::list() const {
+  std::vector<std::pair<std::string, TxnMetadata>> out;
+  for (const auto& [id, e] : txns_)
+    if (e.meta) out.emplace_back(id, *e.meta);
+  return out;
+}
+
+}  // namespace strata::coordinator

@@ -1,0 +1,50 @@
+#include "coordinator/txn/txn_store.h"
+
+#include "coordinator/txn/txn_records.h"
+
+namespace strata::coordinator {
+namespace {
+
+std::string as_string(std::span<const std::byte> b) {
+  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+std::span<const std::byte> as_bytes(const std::string& s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
+
+// A record of the log as an operation on the view: the transactional id
+// as the key, the value as it was written (checked here, so that a view
+// never holds what does not decode).
+Result<std::optional<LogView::KvOp>> map_record(std::span<const std::byte> key,
+                                                std::optional<std::span<const std::byte>> value) {
+  STRATA_ASSIGN_OR_RETURN(auto id, decode_txn_key(key));
+  if (!value) return std::optional<LogView::KvOp>(LogView::KvOp{std::move(id), std::nullopt});
+  if (auto meta = decode_txn_value(*value); !meta) return meta.error();
+  return std::optional<LogView::KvOp>(LogView::KvOp{std::move(id), as_string(*value)});
+}
+
+}  // namespace
+
+TxnStateStore::TxnStateStore(replication::Partition& partition, index::IndexStore& index)
+    : view_(kTransactionStateTopic, partition, index, index::IndexStore::View::kTransactions,
+            map_record) {}
+
+void TxnStateStore::write(const std::string& transactional_id, const TxnMetadata& meta,
+                          std::function<void(Status)> done) {
+  view_.append({{as_string(encode_txn_key(transactional_id)), as_string(encode_txn_value(meta))}},
+               std::move(done));
+}
+
+Result<std::vector<std::pair<std::string, TxnMetadata>>> TxnStateStore::all() const {
+  STRATA_ASSIGN_OR_RETURN(auto rows, view_.scan(""));
+  std::vector<std::pair<std::string, TxnMetadata>> out;
+  out.reserve(rows.size());
+  for (auto& [id, value] : rows) {
+    STRATA_ASSIGN_OR_RETURN(auto meta, decode_txn_value(as_bytes(value)));
+    out.emplace_back(std::move(id), std::move(meta));
+  }
+  return out;
+}
+
+}  // namespace strata::coordinator
