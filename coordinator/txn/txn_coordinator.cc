@@ -11,6 +11,12 @@ bool preparing(TxnState s) {
   return s == TxnState::kPrepareCommit || s == TxnState::kPrepareAbort;
 }
 
+TxnError check_producer(const TxnMetadata& m, int64_t producer_id, int16_t epoch) {
+  if (producer_id != m.producer_id) return TxnError::kInvalidProducerIdMapping;
+  if (epoch != m.producer_epoch) return TxnError::kProducerFenced;
+  return TxnError::kNone;
+}
+
 }  // namespace
 
 TxnCoordinator::TxnCoordinator(const Clock& clock, Timers& timers, TxnConfig config,
@@ -147,10 +153,21 @@ void TxnCoordinator::add_partitions(const std::string& id, int64_t producer_id, 
   if (auto e = routing_error(id)) return done(*e);
   auto it = txns_.find(id);
   if (it == txns_.end() || !it->second.meta) return done(TxnError::kInvalidProducerIdMapping);
-  if (it->second.writing) return done(TxnError::kConcurrentTransactions);
-  auto d = coordinator::add_partitions(*it->second.meta, producer_id, epoch, partitions,
-                                       clock_.now_ms());
+  const auto& m = *it->second.meta;
+  // A fenced producer learns it first, whatever is in flight (as Kafka's
+  // coordinator checks the producer before anything else).
+  if (auto e = check_producer(m, producer_id, epoch); e != TxnError::kNone) return done(e);
+  if (it->second.writing) {
+    if (m.producer_id == producer_id && m.producer_epoch == epoch &&
+        (m.state == TxnState::kPrepareCommit || m.state == TxnState::kCompleteCommit)) {
+      it->second.next_begun = true;
+    }
+    return done(TxnError::kConcurrentTransactions);
+  }
+  auto d = coordinator::add_partitions(m, producer_id, epoch, partitions, clock_.now_ms());
+  if (d.error == TxnError::kConcurrentTransactions) it->second.next_begun = true;
   if (d.error != TxnError::kNone || !d.next) return done(d.error);
+  it->second.next_begun = false;
   write(id, *d.next, std::move(done));
 }
 
@@ -173,8 +190,17 @@ void TxnCoordinator::end_txn(const std::string& id, int64_t producer_id, int16_t
   if (auto e = routing_error(id)) return done(*e);
   auto it = txns_.find(id);
   if (it == txns_.end() || !it->second.meta) return done(TxnError::kInvalidProducerIdMapping);
+  const auto& m = *it->second.meta;
+  if (auto e = check_producer(m, producer_id, epoch); e != TxnError::kNone) return done(e);
   if (it->second.writing) return done(TxnError::kConcurrentTransactions);
-  auto d = coordinator::end_txn(*it->second.meta, producer_id, epoch, commit, clock_.now_ms());
+  if (!commit && it->second.next_begun && m.state == TxnState::kCompleteCommit &&
+      m.producer_id == producer_id && m.producer_epoch == epoch) {
+    // Nothing of the new transaction was added anywhere, so nothing was
+    // written in it (KIP-890 refuses writes to partitions not added).
+    it->second.next_begun = false;
+    return done(TxnError::kNone);
+  }
+  auto d = coordinator::end_txn(m, producer_id, epoch, commit, clock_.now_ms());
   if (d.error != TxnError::kNone || !d.next) return done(d.error);
   write(id, *d.next, [this, id, done = std::move(done)](TxnError e) {
     done(e);

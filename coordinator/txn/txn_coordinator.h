@@ -93,6 +93,10 @@ class TxnCoordinator {
   TxnError verify(const std::string& transactional_id, int64_t producer_id, int16_t epoch,
                   const TxnPartition& partition) const;
   // EndTxn: answered once the Prepare state is written; the markers follow.
+  // An abort of a transaction that has no partition yet, begun while the
+  // one before was being committed, succeeds: there is nothing to abort.
+  // (Kafka answers INVALID_TXN_STATE, which librdkafka makes fatal,
+  // librdkafka issue #4849.)
   void end_txn(const std::string& transactional_id, int64_t producer_id, int16_t epoch, bool commit,
                std::function<void(TxnError)> done);
 
@@ -114,6 +118,10 @@ class TxnCoordinator {
     int32_t partition = 0;
     std::optional<TxnMetadata> meta;  // nullopt: not written yet
     bool writing = false;             // a store write or markers in flight
+    // Its producer asked to add partitions while the last transaction was
+    // still being ended (refused, CONCURRENT_TRANSACTIONS): it began its
+    // next transaction, which has no partition yet.
+    bool next_begun = false;
   };
   struct Hosted {
     TxnStore* store = nullptr;

@@ -167,6 +167,24 @@ TEST_F(TxnCoordinatorTest, AMarkerRefusedIsRetriedAndTheTransactionCompletesOnly
   EXPECT_EQ(add(p, {{"a", 0}}), TxnError::kNone);
 }
 
+TEST_F(TxnCoordinatorTest, AnAbortOfATransactionBegunWhileTheLastOneWasCommittingSucceeds) {
+  auto p = init();
+  ASSERT_EQ(add(p, {{"a", 0}}), TxnError::kNone);
+  refuse_[{"a", 0}] = 1;  // the commit's marker takes a retry
+  EXPECT_EQ(end(p, true), TxnError::kNone);
+  EXPECT_EQ(state(), TxnState::kPrepareCommit);
+  // The producer's next transaction cannot add its partition yet ...
+  EXPECT_EQ(add(p, {{"b", 0}}), TxnError::kConcurrentTransactions);
+  timers_.advance(100);
+  EXPECT_EQ(state(), TxnState::kCompleteCommit);
+  // ... and its application aborts it: nothing to abort, not an error.
+  EXPECT_EQ(end(p, false), TxnError::kNone);
+  EXPECT_EQ(state(), TxnState::kCompleteCommit);
+  EXPECT_EQ(markers_.size(), 1u);
+  // Without such a begun transaction, an abort after a commit is still refused.
+  EXPECT_EQ(end(p, false), TxnError::kInvalidTxnState);
+}
+
 TEST_F(TxnCoordinatorTest, RequestsWhileAWriteIsInFlightAreToldToRetry) {
   auto p = init();
   store_.hold = true;
@@ -178,6 +196,14 @@ TEST_F(TxnCoordinatorTest, RequestsWhileAWriteIsInFlightAreToldToRetry) {
   std::optional<TxnCoordinator::InitResult> again;
   tc_->init_producer(kId, 10000, std::nullopt, [&](auto r) { again = r; });
   EXPECT_EQ(again->error, TxnError::kConcurrentTransactions);
+  // A producer of another epoch is told it is fenced, write or no write.
+  auto stale = p;
+  stale.producer_epoch = static_cast<int16_t>(p.producer_epoch - 1);
+  EXPECT_EQ(end(stale, true), TxnError::kProducerFenced);
+  std::optional<TxnError> stale_add;
+  tc_->add_partitions(kId, stale.producer_id, stale.producer_epoch, {{"a", 0}},
+                      [&](TxnError e) { stale_add = e; });
+  EXPECT_EQ(stale_add, TxnError::kProducerFenced);
   store_.release();
   EXPECT_EQ(added, TxnError::kNone);
   EXPECT_EQ(state(), TxnState::kOngoing);

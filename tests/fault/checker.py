@@ -44,6 +44,19 @@ The anomalies:
                  the faults are undone the consumers may not have caught up.
                  One per value.
 
+  aborted_read   A value of a transaction its producer aborted, read by a
+                 poll or the final read (the consumers read_committed).
+                 One per value.
+
+  torn           A transaction that committed, or whose outcome is
+                 unknown, of which the final read holds some values but
+                 not all. One per transaction.
+
+In a transactional history (one with txn records) a value counts as
+acknowledged only once its transaction committed: "lost" is then a value
+of a committed transaction that nothing read, and the acks of other
+transactions' values are not compared with the final read.
+
   group          A commit, per group and partition in record order, whose
                  offset is below an earlier commit's of the same group and
                  partition (backwards), or above the partition's end offset
@@ -68,7 +81,8 @@ from history import load
 
 EXAMPLES = 5
 
-ANOMALIES = ("lost", "inconsistent", "duplicates", "non_monotonic", "unseen", "group")
+ANOMALIES = ("lost", "inconsistent", "duplicates", "non_monotonic", "unseen", "group",
+             "aborted_read", "torn")
 
 # The fields each known type must have: those history.py gives it, and
 # "proc", which every record has ("t" is not needed). Other types are ignored.
@@ -76,6 +90,7 @@ REQUIRED = {
     "send": ("proc", "partition", "value"),
     "ack": ("proc", "partition", "offset", "value"),
     "fail": ("proc", "partition", "value", "error"),
+    "txn": ("proc", "txn", "outcome"),
     "assign": ("proc", "partitions"),
     "poll": ("proc", "partition", "offset", "value"),
     "commit": ("proc", "group", "partition", "offset"),
@@ -86,7 +101,7 @@ REQUIRED = {
 }
 
 # Fields used as keys: they must be strings or integers (offsets integers).
-KEYS = ("proc", "partition", "value", "group")
+KEYS = ("proc", "partition", "value", "group", "txn")
 
 
 class Finding:
@@ -116,6 +131,7 @@ class Report:
             setattr(self, name, Finding())
         self.sends = self.acks = self.fails = 0
         self.polls = self.finals = self.commits = 0
+        self.transactions = 0
 
     def fails_run(self, name):
         """Whether a nonzero count of this anomaly fails the run."""
@@ -131,7 +147,8 @@ class Report:
         return not self.failing
 
     def totals(self):
-        return {n: getattr(self, n) for n in ("sends", "acks", "fails", "polls", "finals", "commits")}
+        return {n: getattr(self, n) for n in ("sends", "acks", "fails", "polls", "finals", "commits",
+                                               "transactions")}
 
     def to_dict(self):
         anomalies = {}
@@ -205,19 +222,53 @@ def first_acks(records):
     return acks
 
 
+class Txns:
+    """The transactions of a history: each value's transaction, each
+    transaction's values (in send order) and outcome."""
+
+    def __init__(self, records):
+        self.of_value, self.values, self.outcome = {}, {}, {}
+        for r in of_type(records, "send"):
+            if "txn" in r:
+                self.of_value[r["value"]] = r["txn"]
+                self.values.setdefault(r["txn"], []).append(r)
+        for r in of_type(records, "txn"):
+            self.outcome[r["txn"]] = r["outcome"]
+
+    @property
+    def transactional(self):
+        return bool(self.outcome)
+
+    def committed(self, value):
+        """Whether `value` counts as acknowledged: outside any transaction,
+        or in one that committed."""
+        txn = self.of_value.get(value)
+        return txn is None or self.outcome.get(txn) == "commit"
+
+
 def at(r):
     """The example fields of a record that names a position and value."""
     return {"partition": r["partition"], "offset": r["offset"], "value": r["value"], "proc": r["proc"]}
 
 
-def check_lost(records, report):
+def check_lost(records, report, txns):
     read = read_values(records)
-    for value, ack in first_acks(records).items():
-        if value not in read:
+    acks = first_acks(records)
+    for value, ack in acks.items():
+        if value not in read and txns.committed(value):
             report.lost.add(at(ack))
+    # A committed transaction's values were all acknowledged: one without
+    # an ack is lost too if nothing read it.
+    for txn, sends in txns.values.items():
+        if txns.outcome.get(txn) != "commit":
+            continue
+        for r in sends:
+            if r["value"] not in read and r["value"] not in acks:
+                report.lost.add({"partition": r["partition"], "value": r["value"],
+                                 "proc": r["proc"], "txn": txn})
 
 
-def check_inconsistent(records, report):
+def check_inconsistent(records, report, txns):
     read = read_values(records)
     finals = final_reads(records)
     reads_at, acks_at, why = {}, {}, {}  # position -> values, values, reasons
@@ -239,7 +290,7 @@ def check_inconsistent(records, report):
             bad(pos, "acks differ")
     for r in of_type(records, "ack"):
         partition, offset, value = r["partition"], r["offset"], r["value"]
-        if value not in read or partition not in finals:
+        if value not in read or partition not in finals or not txns.committed(value):
             continue
         if offset not in finals[partition]:
             bad((partition, offset), "ack missing from final read")
@@ -293,6 +344,9 @@ def check_non_monotonic(records, report):
 
 
 def check_unseen(records, report):
+    # The final read holds only committed transactions' values (it reads
+    # read_committed in a transactional run), so an unknown outcome's
+    # values in it were committed too.
     if not report.unseen_checked:
         return
     in_final = {r["value"] for r in of_type(records, "final")}
@@ -300,6 +354,27 @@ def check_unseen(records, report):
     for value, ack in first_acks(records).items():
         if value in in_final and value not in polled:
             report.unseen.add(at(ack))
+
+
+def check_aborted_read(records, report, txns):
+    for r in of_type(records, "poll", "final"):
+        txn = txns.of_value.get(r["value"])
+        if txn is not None and txns.outcome.get(txn) == "abort":
+            report.aborted_read.add(dict(at(r), txn=txn))
+
+
+def check_torn(records, report, txns):
+    in_final = {r["value"] for r in of_type(records, "final")}
+    if not of_type(records, "final", "end"):
+        return  # no final read to judge by
+    for txn, sends in txns.values.items():
+        if txns.outcome.get(txn) not in ("commit", "unknown"):
+            continue
+        visible = [r["value"] for r in sends if r["value"] in in_final]
+        if 0 < len(visible) < len(sends):
+            report.torn.add({"txn": txn, "outcome": txns.outcome[txn],
+                             "visible": visible,
+                             "missing": [r["value"] for r in sends if r["value"] not in in_final]})
 
 
 def check_group(records, report):
@@ -335,12 +410,16 @@ def check(records, idempotent=False):
     report.polls = len(of_type(records, "poll"))
     report.finals = len(of_type(records, "final"))
     report.commits = len(of_type(records, "commit"))
-    check_lost(records, report)
-    check_inconsistent(records, report)
+    txns = Txns(records)
+    report.transactions = len(txns.outcome)
+    check_lost(records, report, txns)
+    check_inconsistent(records, report, txns)
     check_duplicates(records, report)
     check_non_monotonic(records, report)
     check_unseen(records, report)
     check_group(records, report)
+    check_aborted_read(records, report, txns)
+    check_torn(records, report, txns)
     return report
 
 

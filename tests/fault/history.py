@@ -7,6 +7,11 @@ partition readers, "g0", "g1" for group members, "final" for the final
 read, "nemesis" for faults). The types:
 
   send    {"partition": P, "value": V}             a producer handed V to its client
+                                                    (and "txn": T, the transaction
+                                                    it belongs to, if any)
+  txn     {"txn": T, "outcome": O}                 how transaction T ended as its
+                                                    producer was told: "commit",
+                                                    "abort", or "unknown"
   ack     {"partition": P, "offset": O, "value": V} the broker acknowledged V at O
   fail    {"partition": P, "value": V, "error": E}  the client gave up on V (it may or
                                                     may not have been written)

@@ -7,7 +7,8 @@ read, and the checker's verdict on the history.
     python3 run.py --seconds 30 --seed 7 --nemesis kill-leader,pause --out DIR
     python3 run.py --brokers 1 --nemesis power-cut ...   # one broker, RF 1
 
-The seed is printed first; the same seed replays the same choices of
+With --transactional the producers write in transactions (some aborted)
+and every consumer reads read_committed. The seed is printed first; the same seed replays the same choices of
 fault, target and duration (the cluster's own timing still varies).
 Exit 0 when the checker passes, 1 when it does not, 2 when the run could
 not be carried out. DIR keeps the history, the verdict (verdict.json) and,
@@ -25,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "../integration"))
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition  # noqa: E402
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 import checker  # noqa: E402
@@ -61,10 +62,13 @@ def topic_ready(bootstrap, partitions, in_sync):
             all(p.leader >= 0 and len(p.isrs) >= in_sync for p in t.partitions.values()))
 
 
-def final_read(history, bootstrap, partitions):
+def final_read(history, bootstrap, partitions, isolation="read_uncommitted"):
     """Every partition from its log start to its high watermark, as a fresh
-    consumer sees it; records final and end."""
+    consumer sees it; records final and end. read_committed stops at the
+    last stable offset, which after healing (no transaction left open) is
+    the high watermark."""
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": "fault-final", "log_level": 0,
+                  "isolation.level": isolation,
                   "enable.auto.commit": False, "enable.partition.eof": True,
                   "auto.offset.reset": "error"})
     try:
@@ -78,7 +82,13 @@ def final_read(history, bootstrap, partitions):
         while pending and time.monotonic() < deadline:
             for m in c.consume(num_messages=1000, timeout=0.2):
                 if m.error():
-                    continue  # EOF, or a transient error: the deadline bounds it
+                    # At the end: read_committed's last records may be
+                    # markers or aborted ones, which it skips.
+                    if m.error().code() == KafkaError._PARTITION_EOF and m.partition() in pending:
+                        pos = c.position([TopicPartition(TOPIC, m.partition())])[0].offset
+                        if pos >= ends[m.partition()]:
+                            pending.discard(m.partition())
+                    continue  # or a transient error: the deadline bounds it
                 if m.offset() < ends[m.partition()]:
                     history.record("final", "final", partition=m.partition(), offset=m.offset(),
                                    value=m.value().decode())
@@ -177,6 +187,7 @@ def run(args):
     print("seed %d, nemeses %s, %d s" % (args.seed, ",".join(kinds), args.seconds), flush=True)
     if args.brokers > 1:
         nem.filters_reset()
+    isolation = "read_committed" if args.transactional else "read_uncommitted"
     servers = start_servers(args, args.out)
     history = History(os.path.join(args.out, "history.jsonl"))
     clients, producers = [], []
@@ -195,12 +206,17 @@ def run(args):
         wait_until("topic %s ready" % TOPIC,
                    lambda: topic_ready(servers.bootstrap, args.partitions, replicas))
 
-        readers = [workload.Reader(history, "r0", servers.bootstrap, TOPIC, args.partitions)]
+        readers = [workload.Reader(history, "r0", servers.bootstrap, TOPIC, args.partitions,
+                                   isolation)]
         members = [workload.GroupMember(history, "g%d" % i, servers.bootstrap, TOPIC,
-                                        "fault-group") for i in range(2)]
-        conf = {"enable.idempotence": True} if args.idempotent else None
-        producers = [workload.Producer_(history, "p%d" % i, servers.bootstrap, TOPIC,
-                                        args.partitions, args.rate, conf) for i in range(2)]
+                                        "fault-group", isolation) for i in range(2)]
+        if args.transactional:
+            producers = [workload.TxnProducer(history, "p%d" % i, servers.bootstrap, TOPIC,
+                                              args.partitions, args.rate) for i in range(2)]
+        else:
+            conf = {"enable.idempotence": True} if args.idempotent else None
+            producers = [workload.Producer_(history, "p%d" % i, servers.bootstrap, TOPIC,
+                                            args.partitions, args.rate, conf) for i in range(2)]
         clients = readers + members
         for c in clients:
             c.start()
@@ -239,7 +255,7 @@ def run(args):
         for c in clients:
             c.stop()
         clients = []
-        final_read(history, servers.bootstrap, args.partitions)
+        final_read(history, servers.bootstrap, args.partitions, isolation)
         finished = True
     finally:
         for c in clients + producers:
@@ -251,11 +267,13 @@ def run(args):
         history.close()
         report = None
         try:
-            report = checker.check(load(history.path), idempotent=args.idempotent)
+            report = checker.check(load(history.path),
+                                   idempotent=args.idempotent or args.transactional)
         finally:
             verdict = {"seed": args.seed, "seconds": args.seconds, "nemeses": kinds,
                        "faults": counts, "brokers": args.brokers,
                        "durability": args.durability, "idempotent": args.idempotent,
+                       "transactional": args.transactional,
                        "unanswered_sends": unanswered,
                        # False: the run broke off before its final read, so
                        # the checker's counts say nothing.
@@ -299,6 +317,9 @@ def main_args(argv=None):
     ap.add_argument("--durability", default="fsync", choices=("fsync", "replicated"))
     ap.add_argument("--idempotent", action="store_true",
                     help="idempotent producers (enable.idempotence); duplicates then fail the run")
+    ap.add_argument("--transactional", action="store_true",
+                    help="transactional producers and read_committed consumers; aborted "
+                         "reads, torn transactions and duplicates then fail the run")
     ap.add_argument("--unseen-after", type=float, default=30,
                     help="seconds after healing that consumers get to see every message")
     ap.add_argument("--out", default=None, help="where to keep the history (default: a temp dir)")

@@ -42,6 +42,14 @@ def commit(proc, group, p, o):
     return rec("commit", proc, group=group, partition=p, offset=o)
 
 
+def tsend(proc, p, v, txn):
+    return rec("send", proc, partition=p, value=v, txn=txn)
+
+
+def txn(proc, name, outcome):
+    return rec("txn", proc, txn=name, outcome=outcome)
+
+
 def final(p, o, v):
     return rec("final", "final", partition=p, offset=o, value=v)
 
@@ -109,7 +117,7 @@ class CheckTest(unittest.TestCase):
         self.assertEqual(report.failing, [])
         self.assertTrue(report.unseen_checked)
         self.assertEqual(report.totals(), {"sends": 7, "acks": 5, "fails": 1, "polls": 13,
-                                           "finals": 6, "commits": 3})
+                                           "finals": 6, "commits": 3, "transactions": 0})
         self.assertTrue(checker.check(clean_history(), idempotent=True).passed)
 
     def test_lost(self):
@@ -276,6 +284,65 @@ class CheckTest(unittest.TestCase):
             {"group": "g1", "partition": 0, "offset": 6, "proc": "g0", "end": 5, "why": ["past end"]},
             {"group": "g1", "partition": 0, "offset": 5, "proc": "g0", "earlier": 6, "why": ["backwards"]},
         ])
+
+    def transactional_history(self):
+        """p0's t0 commits (a, b over two partitions, markers at 1 and 1),
+        t1 aborts (c, d), t2's outcome is unknown and it never became
+        visible (e); every consumer reads read_committed."""
+        return [
+            tsend("p0", 0, "a", "t0"), tsend("p0", 1, "b", "t0"),
+            ack("p0", 0, 0, "a"), ack("p0", 1, 0, "b"), txn("p0", "t0", "commit"),
+            tsend("p0", 0, "c", "t1"), tsend("p0", 1, "d", "t1"),
+            ack("p0", 0, 2, "c"), ack("p0", 1, 2, "d"), txn("p0", "t1", "abort"),
+            tsend("p0", 0, "e", "t2"), ack("p0", 0, 4, "e"), txn("p0", "t2", "unknown"),
+            assign("r0", 0, 1), poll("r0", 0, 0, "a"), poll("r0", 1, 0, "b"),
+            healed(),
+            final(0, 0, "a"), final(1, 0, "b"), end(0, 6), end(1, 4),
+        ]
+
+    def test_transactions_clean(self):
+        # Aborted and unknown values were acknowledged and are not read:
+        # neither lost nor inconsistent; the jumps over markers and aborted
+        # records are monotonic.
+        report = checker.check(self.transactional_history(), idempotent=True)
+        self.assertEqual(counts(report), {n: 0 for n in checker.ANOMALIES})
+        self.assertEqual(report.transactions, 3)
+
+    def test_committed_transaction_lost_or_torn(self):
+        h = self.transactional_history()
+        h.remove(final(1, 0, "b"))
+        h.remove(poll("r0", 1, 0, "b"))
+        report = checker.check(h, idempotent=True)
+        # b is lost (acknowledged, committed, never read) and t0 is torn.
+        self.assertEqual(report.lost.count, 1)
+        self.assertEqual(report.torn.count, 1)
+        self.assertEqual(report.torn.examples, [
+            {"txn": "t0", "outcome": "commit", "visible": ["a"], "missing": ["b"]}])
+        self.assertEqual(sorted(report.failing), ["lost", "torn"])
+
+    def test_unacknowledged_value_of_a_committed_transaction_is_lost(self):
+        h = [tsend("p0", 0, "a", "t0"), tsend("p0", 0, "b", "t0"), ack("p0", 0, 0, "a"),
+             txn("p0", "t0", "commit"), final(0, 0, "a"), end(0, 3)]
+        report = checker.check(h, idempotent=True)
+        self.assertEqual(report.lost.examples,
+                         [{"partition": 0, "value": "b", "proc": "p0", "txn": "t0"}])
+
+    def test_aborted_read(self):
+        h = self.transactional_history()
+        h.insert(h.index(healed()), poll("r0", 0, 2, "c"))
+        h.append(final(1, 2, "d"))
+        report = checker.check(h, idempotent=True)
+        self.assertEqual(report.aborted_read.count, 2)
+        self.assertEqual(report.aborted_read.examples[0],
+                         {"partition": 0, "offset": 2, "value": "c", "proc": "r0", "txn": "t1"})
+        self.assertIn("aborted_read", report.failing)
+
+    def test_unknown_outcome_is_all_or_nothing(self):
+        h = [tsend("p0", 0, "a", "t0"), tsend("p0", 1, "b", "t0"), txn("p0", "t0", "unknown"),
+             final(0, 0, "a"), end(0, 2), end(1, 1)]
+        self.assertEqual(checker.check(h).torn.count, 1)
+        h.append(final(1, 0, "b"))
+        self.assertEqual(checker.check(h).torn.count, 0)
 
     def test_bad_records(self):
         with self.assertRaisesRegex(ValueError, r"^line 2: poll record has no 'offset' field$"):

@@ -3,7 +3,13 @@
 - Producer: acks=all sends of unique values ("p0-17") spread round-robin
   over the topic's partitions, at a bounded rate, records send, and ack or
   fail from the delivery report.
-- Reader: assign()s every partition from the log start and polls,
+- TxnProducer: the same sends in transactions of TXN_SIZE (a
+  transactional.id per producer), each committed — or, one in ABORT_EVERY,
+  aborted — and its outcome recorded: commit, abort, or unknown when the
+  client could not say (a fatal error: the producer is then replaced by a
+  new instance with the same id, which fences the old one).
+- Reader: assign()s every partition from the log start and polls
+  (read_committed in transactional runs),
   recording each message (it never commits).
 - GroupMember: a member of one consumer group subscribed to the topic; it
   records each assignment and message, and every few polls commits its
@@ -68,6 +74,120 @@ class Producer_:
         return self.producer.flush(timeout)
 
 
+class TxnProducer:
+    TXN_SIZE = 5
+    ABORT_EVERY = 4
+    CALL_TIMEOUT_S = 60  # one init, commit or abort; a fault outlasts none of them twice
+
+    def __init__(self, history, proc, bootstrap, topic, partitions, rate):
+        self.history, self.proc, self.topic = history, proc, topic
+        self.partitions, self.interval = partitions, self.TXN_SIZE / rate
+        self.conf = {"bootstrap.servers": bootstrap, "transactional.id": "fault-" + proc,
+                     "acks": "all", "linger.ms": 2, "log_level": 0,
+                     "message.timeout.ms": MESSAGE_TIMEOUT_MS,
+                     "transaction.timeout.ms": MESSAGE_TIMEOUT_MS,
+                     "retry.backoff.ms": 100, "socket.timeout.ms": 10000,
+                     "topic.metadata.refresh.interval.ms": 1000}
+        self.producer = None
+        self.sent = 0
+        self.txns = 0
+        self.running = True
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def report(self, err, msg):
+        value = msg.value().decode()
+        if err is not None:
+            self.history.record("fail", self.proc, partition=msg.partition(), value=value,
+                                error=str(err))
+        else:
+            self.history.record("ack", self.proc, partition=msg.partition(),
+                                offset=msg.offset(), value=value)
+
+    def fresh_producer(self):
+        """A new instance with the id: its init fences the old one and
+        aborts what the old one left open."""
+        p = Producer(self.conf)
+        p.init_transactions(self.CALL_TIMEOUT_S)
+        return p
+
+    def end(self, txn, commit):
+        """Commits or aborts the transaction in progress; returns the outcome."""
+        p = self.producer
+        if not commit:
+            p.abort_transaction(self.CALL_TIMEOUT_S)
+            return "abort"
+        deadline = time.monotonic() + 2 * self.CALL_TIMEOUT_S
+        while True:
+            try:
+                p.commit_transaction(self.CALL_TIMEOUT_S)
+                return "commit"
+            except KafkaException as e:
+                err = e.args[0]
+                if err.retriable() and time.monotonic() < deadline:
+                    continue  # the same commit may be asked again
+                if err.txn_requires_abort():
+                    p.abort_transaction(self.CALL_TIMEOUT_S)
+                    return "abort"
+                raise
+
+    def run(self):
+        next_txn = time.monotonic()
+        while self.running:
+            if self.producer is None:
+                try:
+                    self.producer = self.fresh_producer()
+                except KafkaException:
+                    time.sleep(0.5)  # the cluster is not answering: try again
+                    continue
+            txn = "%s-t%d" % (self.proc, self.txns)
+            commit = self.txns % self.ABORT_EVERY != self.ABORT_EVERY - 1
+            self.txns += 1
+            began = False
+            try:
+                self.producer.begin_transaction()
+                began = True
+                for _ in range(self.TXN_SIZE):
+                    p = self.sent % self.partitions
+                    value = "%s-%d" % (self.proc, self.sent)
+                    while True:
+                        try:
+                            self.producer.produce(self.topic, value=value.encode(), partition=p,
+                                                  on_delivery=self.report)
+                            break
+                        except BufferError:
+                            self.producer.poll(0.1)
+                    self.history.record("send", self.proc, partition=p, value=value, txn=txn)
+                    self.sent += 1
+                outcome = self.end(txn, commit)
+            except KafkaException:
+                # Fatal, or an abort that failed: whether this transaction
+                # committed is not known to the client. A new instance fences
+                # this one; the coordinator aborts what it left open.
+                outcome = "unknown"
+                self.producer = None
+            if began:
+                self.history.record("txn", self.proc, txn=txn, outcome=outcome)
+            next_txn += self.interval
+            if self.producer is not None:
+                self.producer.poll(max(0.0, next_txn - time.monotonic()))
+
+    def stop(self, timeout):
+        """Stops after the transaction in progress; returns how many sends
+        were still unanswered after `timeout` seconds."""
+        self.running = False
+        self.thread.join(timeout)
+        if self.producer is None:
+            # The last instance failed, maybe inside a transaction: a new one
+            # fences it and has its open transaction aborted, so nothing is
+            # left holding back read_committed readers.
+            try:
+                self.producer = self.fresh_producer()
+            except KafkaException:
+                return 0
+        return self.producer.flush(timeout)
+
+
 class _Consuming:
     """A polling thread around one Consumer."""
 
@@ -87,7 +207,9 @@ class _Consuming:
         polls = 0
         while self.running:
             msg = self.consumer.poll(0.2)
-            if msg is not None:
+            if msg is None:
+                self.idle()
+            else:
                 if msg.error():
                     self.errors.append(str(msg.error()))
                 else:
@@ -101,15 +223,28 @@ class _Consuming:
     def after_poll(self, polls):
         pass
 
+    def idle(self):
+        """Nothing to read: the client's positions (past transaction
+        markers and aborted records, which read_committed skips) count as
+        read up to."""
+        try:
+            for tp in self.consumer.position(self.consumer.assignment()):
+                if tp.offset >= 0:
+                    self.positions[tp.partition] = max(self.positions.get(tp.partition, 0),
+                                                       tp.offset)
+        except KafkaException:
+            pass  # no position known now: the polled offsets stand
+
     def stop(self):
         self.running = False
         self.thread.join(60)
 
 
 class Reader(_Consuming):
-    def __init__(self, history, proc, bootstrap, topic, partitions):
+    def __init__(self, history, proc, bootstrap, topic, partitions, isolation="read_uncommitted"):
         super().__init__(history, proc, {
             "bootstrap.servers": bootstrap, "group.id": "fault-reader-" + proc, "log_level": 0,
+            "isolation.level": isolation,
             "enable.auto.commit": False, "enable.partition.eof": False,
             # A fetch offset past a new leader's log end must not silently
             # jump back to the start: it shows as an error (and as unseen).
@@ -123,9 +258,10 @@ class Reader(_Consuming):
 class GroupMember(_Consuming):
     COMMIT_EVERY = 50  # polls
 
-    def __init__(self, history, proc, bootstrap, topic, group):
+    def __init__(self, history, proc, bootstrap, topic, group, isolation="read_uncommitted"):
         super().__init__(history, proc, {
             "bootstrap.servers": bootstrap, "group.id": group, "log_level": 0,
+            "isolation.level": isolation,
             "enable.auto.commit": False, "enable.partition.eof": False,
             "auto.offset.reset": "earliest", "session.timeout.ms": 10000,
             "heartbeat.interval.ms": 1000, "socket.timeout.ms": 10000,

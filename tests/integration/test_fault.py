@@ -4,7 +4,10 @@ power cuts against one broker, each run checked by the checker — nothing
 acknowledged lost, no offset holding two values, no consumer going
 backwards or skipping, every acknowledged message seen by the consumers
 after healing, no group commit going backwards or past the high watermark;
-in the kill run the producers are idempotent, and no value is stored twice.
+in the kill run the producers are idempotent, and no value is stored twice;
+in the pause and partition run they are transactional, and read_committed
+consumers read no aborted value and no part of a transaction without the
+rest.
 Power cuts run on fsync topics and, one broker at a time, on replicated
 ones; a full disk leaves its broker running while leadership moves off it.
 
@@ -26,18 +29,23 @@ from history import load  # noqa: E402
 @unittest.skipUnless(os.geteuid() == 0, "packet filters and tmpfs mounts need root")
 class FaultTest(unittest.TestCase):
 
-    def run_faults(self, nemeses, seconds, brokers=3, durability="fsync", idempotent=False):
+    def run_faults(self, nemeses, seconds, brokers=3, durability="fsync", idempotent=False,
+                   transactional=False):
         """One run; returns its history's nemesis records."""
         seed = int(os.environ.get("STRATA_FAULT_SEED") or random.SystemRandom().randrange(1 << 31))
         out = tempfile.mkdtemp(prefix="strata-fault-")
         argv = ["--seed", str(seed), "--seconds", str(seconds), "--nemesis", ",".join(nemeses),
                 "--brokers", str(brokers), "--durability", durability, "--out", out]
         argv += ["--idempotent"] if idempotent else []
+        argv += ["--transactional"] if transactional else []
         report = fault_run.run(fault_run.main_args(argv))
         why = "seed %d, history and logs in %s:\n%s" % (seed, out, report.summary())
         self.assertTrue(report.passed, why)
         names = ["lost", "inconsistent", "non_monotonic", "unseen", "group"]
-        for name in names + (["duplicates"] if idempotent else []):
+        if transactional:
+            names += ["aborted_read", "torn"]
+            self.assertGreater(report.transactions, 0, why)
+        for name in names + (["duplicates"] if idempotent or transactional else []):
             self.assertEqual(getattr(report, name).count, 0, why)
         self.assertGreater(report.acks, 0, why)
         for kind in nemeses:
@@ -72,7 +80,11 @@ class FaultTest(unittest.TestCase):
             self.assertEqual(f["leads"], 0, self.why)
 
     def test_pauses_partitions_and_etcd_loss(self):
-        self.run_faults(["pause", "partition", "partition-etcd", "one-way", "kill-etcd"], 15)
+        # Transactional producers (one transaction in four aborted) and
+        # read_committed consumers: no aborted read, no torn transaction,
+        # nothing committed lost, nothing stored twice.
+        self.run_faults(["pause", "partition", "partition-etcd", "one-way", "kill-etcd"], 15,
+                        transactional=True)
 
     def test_one_broker_killed_and_power_cut(self):
         self.run_faults(["kill-random", "power-cut"], 8, brokers=1)
