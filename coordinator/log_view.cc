@@ -10,6 +10,50 @@ namespace {
 
 constexpr size_t kReplayChunkBytes = 1 << 20;
 
+// A transaction's held operations live in the view too, under keys no
+// mapper produces: kHeldPrefix, the producer id and the operation's index
+// (big-endian, so a scan returns them in order); the value is the
+// operation: 1 (put) or 0 (delete), the key's length (4 bytes), the key,
+// then the value.
+constexpr std::string_view kHeldPrefix = "\x01H";
+
+void put_be(std::string& out, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i)
+    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t get_be(std::string_view in, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i)
+    v = (v << 8) | static_cast<uint8_t>(in[at + i]);
+  return v;
+}
+
+std::string held_key(int64_t producer_id, uint32_t index) {
+  std::string k(kHeldPrefix);
+  put_be(k, static_cast<uint64_t>(producer_id), 8);
+  put_be(k, index, 4);
+  return k;
+}
+
+std::string encode_held(const LogView::KvOp& op) {
+  std::string v;
+  v.push_back(op.value ? 1 : 0);
+  put_be(v, op.key.size(), 4);
+  v += op.key;
+  if (op.value) v += *op.value;
+  return v;
+}
+
+Result<LogView::KvOp> decode_held(std::string_view v) {
+  if (v.size() < 5) return Error(Errc::kCorruption, "short held operation");
+  size_t klen = get_be(v, 1, 4);
+  if (v.size() < 5 + klen) return Error(Errc::kCorruption, "held operation's key overruns it");
+  LogView::KvOp op{std::string(v.substr(5, klen)), std::nullopt};
+  if (v[0] == 1) op.value = std::string(v.substr(5 + klen));
+  return op;
+}
+
 }  // namespace
 
 LogView::LogView(std::string_view topic, replication::Partition& partition,
@@ -23,16 +67,37 @@ LogView::LogView(std::string_view topic, replication::Partition& partition,
 
 LogView::~LogView() {
   *alive_ = false;
+  // (The held operations stay in the view: the next LogView of the
+  // partition restores them.)
   auto pending = std::move(appending_);
   for (auto& [id, done] : pending)
     done(Error(Errc::kShutdown, topic_ + " partition closed"));
 }
 
 Status LogView::apply(const std::vector<KvOp>& ops, Offset after) {
-  Offset applied = after;
-  for (const auto& [pid, txn] : open_txns_)
-    applied = std::min(applied, txn.first);
-  return index_.view_apply(view_, log_.uid(), applied, ops);
+  return index_.view_apply(view_, log_.uid(), after, ops);
+}
+
+void LogView::hold(int64_t producer_id, std::vector<KvOp> ops, std::vector<KvOp>& out) {
+  auto& held = open_txns_[producer_id];
+  for (auto& op : ops) {
+    out.push_back({held_key(producer_id, static_cast<uint32_t>(held.size())), encode_held(op)});
+    held.push_back(std::move(op));
+  }
+}
+
+Status LogView::restore_held() {
+  open_txns_.clear();
+  STRATA_ASSIGN_OR_RETURN(auto rows, scan(std::string(kHeldPrefix)));
+  for (const auto& [key, value] : rows) {
+    if (key.size() != kHeldPrefix.size() + 12) {
+      return Error(Errc::kCorruption, topic_ + ": a held operation's key of the wrong size");
+    }
+    auto producer_id = static_cast<int64_t>(get_be(key, kHeldPrefix.size(), 8));
+    STRATA_ASSIGN_OR_RETURN(auto op, decode_held(value));
+    open_txns_[producer_id].push_back(std::move(op));
+  }
+  return ok_status();
 }
 
 Status LogView::map_records(std::span<const std::byte> payload, const engine::BatchHeader& h,
@@ -54,8 +119,10 @@ Status LogView::map_records(std::span<const std::byte> payload, const engine::Ba
 void LogView::end_transaction(int64_t producer_id, bool commit, std::vector<KvOp>& out) {
   auto it = open_txns_.find(producer_id);
   if (it == open_txns_.end()) return;
+  for (uint32_t i = 0; i < it->second.size(); ++i)
+    out.push_back({held_key(producer_id, i), std::nullopt});
   if (commit) {
-    for (auto& op : it->second.ops)
+    for (auto& op : it->second)
       out.push_back(std::move(op));
   }
   open_txns_.erase(it);
@@ -87,8 +154,9 @@ Result<Offset> LogView::map_batches(const std::vector<SharedBytes>& slices, Offs
         continue;
       }
       // A transaction's records wait for its marker.
-      auto [it, fresh] = open_txns_.try_emplace(h.producer_id, OpenTxn{h.base_offset, {}});
-      STRATA_TRY(map_records(payload, h, from, it->second.ops));
+      std::vector<KvOp> ops;
+      STRATA_TRY(map_records(payload, h, from, ops));
+      hold(h.producer_id, std::move(ops), out);
     }
   }
   return after;
@@ -135,30 +203,30 @@ void LogView::append(std::vector<Record> records, std::function<void(Status)> us
   auto batch = b.build();
   if (!batch) return done(batch.error());
   // Applied to the view once durable (fsync topics) or written.
-  partition_.append(
-      {SharedBytes::adopt(std::move(*batch))}, {.acks_all = true, .from_client = false},
-      [this, ops, txn, done, alive = alive_](Result<replication::AppendResult> r) {
-        if (!*alive) return;
-        if (!r) return done(r.error());
-        if (!txn) return done(apply(*ops, r->last_offset + 1));
-        auto [it, fresh] = open_txns_.try_emplace(txn->producer_id, OpenTxn{r->base_offset, {}});
-        for (auto& op : *ops)
-          it->second.ops.push_back(std::move(op));
-        done(apply({}, r->last_offset + 1));
-      });
+  partition_.append({SharedBytes::adopt(std::move(*batch))},
+                    {.acks_all = true, .from_client = false},
+                    [this, ops, txn, done, alive = alive_](Result<replication::AppendResult> r) {
+                      if (!*alive) return;
+                      if (!r) return done(r.error());
+                      if (!txn) return done(apply(*ops, r->last_offset + 1));
+                      std::vector<KvOp> held;
+                      hold(txn->producer_id, std::move(*ops), held);
+                      done(apply(held, r->last_offset + 1));
+                    });
 }
 
 void LogView::append_marker(const engine::TxnMarker& marker, std::function<void(Status)> done) {
   auto batch = engine::build_marker_batch(marker, log_.clock().now_ms());
-  partition_.append(
-      {SharedBytes::adopt(std::move(batch))}, {.acks_all = true, .from_client = false},
-      [this, marker, done = std::move(done), alive = alive_](Result<replication::AppendResult> r) {
-        if (!*alive) return done(Error(Errc::kShutdown, topic_ + " partition closed"));
-        if (!r) return done(r.error());
-        std::vector<KvOp> ops;
-        end_transaction(marker.producer_id, marker.commit, ops);
-        done(apply(ops, r->last_offset + 1));
-      });
+  partition_.append({SharedBytes::adopt(std::move(batch))},
+                    {.acks_all = true, .from_client = false},
+                    [this, marker, done = std::move(done), topic = topic_,
+                     alive = alive_](Result<replication::AppendResult> r) {
+                      if (!*alive) return done(Error(Errc::kShutdown, topic + " partition closed"));
+                      if (!r) return done(r.error());
+                      std::vector<KvOp> ops;
+                      end_transaction(marker.producer_id, marker.commit, ops);
+                      done(apply(ops, r->last_offset + 1));
+                    });
 }
 
 void LogView::load(std::function<void(Status)> done) {
@@ -174,6 +242,7 @@ void LogView::load(std::function<void(Status)> done) {
     from = log_.log_start_offset();
   }
   from = std::max(from, log_.log_start_offset());
+  if (auto st = restore_held(); !st) return done(st);
   replay(from, log_.log_end_offset(), [done = std::move(done)](Status st, Offset) { done(st); });
 }
 
@@ -189,6 +258,10 @@ void LogView::follow() {
       return;
     }
     from = log_.log_start_offset();
+  }
+  if (auto st = restore_held(); !st) {
+    spdlog::error("{} partition {}: {}", topic_, log_.uid(), st.error().to_string());
+    return;
   }
   follow_from(std::max(from, log_.log_start_offset()));
 }
@@ -231,8 +304,8 @@ void LogView::replay(Offset next, Offset until, std::function<void(Status, Offse
 }
 
 bool LogView::in_open_transaction(const std::string& key) const {
-  for (const auto& [pid, txn] : open_txns_)
-    for (const auto& op : txn.ops)
+  for (const auto& [pid, ops] : open_txns_)
+    for (const auto& op : ops)
       if (op.key == key) return true;
   return false;
 }

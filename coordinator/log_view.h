@@ -11,6 +11,9 @@
 //   view.follow();        // where this broker only follows the partition
 //   view.append({{key, value}}, [](Status st) { ... applied ... });
 //
+// Keys starting with byte 0x01 are the view's own (a transaction's held
+// operations): a mapper never produces one.
+//
 // Thread-safety: the shard that owns the log.
 #pragma once
 
@@ -90,10 +93,13 @@ class LogView {
   // Applies the records from `next` below `until`; `done` with where it stopped.
   void replay(Offset next, Offset until, std::function<void(Status, Offset)> done);
   void follow_from(Offset next);
-  // Applies `ops`, with the log applied up to `after` — or up to the first
-  // record of the oldest transaction still open, so that a restart reads
-  // its records again.
+  // Applies `ops`, with the log applied up to `after`.
   Status apply(const std::vector<KvOp>& ops, Offset after);
+  // Holds `ops` for `producer_id`'s open transaction: kept in open_txns_,
+  // and their held copies added to `out`.
+  void hold(int64_t producer_id, std::vector<KvOp> ops, std::vector<KvOp>& out);
+  // open_txns_ from the held operations the view has.
+  Status restore_held();
   // The operations of whole batches (`slices`, as a read returned them)
   // from offset `from` on, appended to `out` (a transaction's when its
   // commit marker comes); returns the offset after the last batch.
@@ -114,13 +120,11 @@ class LogView {
   uint64_t replayed_ = 0;
   uint64_t next_append_ = 0;
   std::map<uint64_t, std::function<void(Status)>> appending_;
-  // The open transactions' records, by producer id: where the first is in
-  // the log, and their operations.
-  struct OpenTxn {
-    Offset first;
-    std::vector<KvOp> ops;
-  };
-  std::map<int64_t, OpenTxn> open_txns_;
+  // The operations of the open transactions, by producer id, in order: a
+  // copy of what the view holds for them (under keys of their own, written
+  // with the applied offset like every operation), so neither a restart nor
+  // a new leader reads their records again.
+  std::map<int64_t, std::vector<KvOp>> open_txns_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -237,10 +237,12 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
   if (fatal_) return Error(Errc::kLogFailed, fatal_->message());
   if (failing_) return Error(Errc::kLogFailed, "an earlier write failed; retry");
   STRATA_ASSIGN_OR_RETURN(BatchHeader header, check_append(batch.span(), options));
-  // A client's idempotent batch is checked against its producer's
-  // sequence; the broker's own (a transactional offset commit written for
-  // a producer, as Kafka's coordinator writes it) is not.
-  if (idempotent(header) && !options.keep_offsets && options.from_client) {
+  // A client's idempotent batch is checked against its producer's epoch
+  // and sequence; the broker's own (a transactional offset commit written
+  // for a producer, as Kafka's coordinator writes it) against its epoch only.
+  if (idempotent(header) && !options.keep_offsets && !options.from_client) {
+    STRATA_TRY(producers_.check_epoch(header));
+  } else if (idempotent(header) && !options.keep_offsets) {
     STRATA_ASSIGN_OR_RETURN(auto verdict, producers_.check(header));
     if (verdict.duplicate) {
       answer_duplicate(*verdict.duplicate, std::move(done));

@@ -137,6 +137,15 @@ Result<ProducerStates::Verdict> ProducerStates::check(const BatchHeader& h) cons
   return Verdict{};
 }
 
+Status ProducerStates::check_epoch(const BatchHeader& h) const {
+  if (!idempotent(h)) return ok_status();
+  auto it = states_.find(h.producer_id);
+  if (it == states_.end() || h.producer_epoch >= it->second.epoch) return ok_status();
+  return Error(Errc::kInvalidProducerEpoch,
+               fmt::format("producer {} at epoch {}, older than its epoch {} here", h.producer_id,
+                           h.producer_epoch, it->second.epoch));
+}
+
 bool ProducerStates::apply(const BatchHeader& h, TimestampMs now_ms) {
   if (!idempotent(h)) return false;
   ProducerState& s = states_[h.producer_id];

@@ -102,6 +102,10 @@ class ProducerStates {
   };
   // Whether `h` (an idempotent batch from a client) may be appended.
   Result<Verdict> check(const BatchHeader& h) const;
+  // The epoch check alone (kInvalidProducerEpoch for an epoch older than
+  // the producer's), for the idempotent batches the broker writes itself
+  // for a producer (a transaction's offsets): fenced like the producer's own.
+  Status check_epoch(const BatchHeader& h) const;
 
   // Records `h`, which now has its offsets in the log. Batches that are not
   // idempotent, and one this table already holds (at or below the

@@ -318,16 +318,42 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
                                           "producer's transaction does not hold",
                                           topic_, id_)));
           }
+          int64_t pid = h.producer_id;
+          if (auto queue = verifying_.find(pid); queue != verifying_.end()) {
+            // An earlier write of the producer is being verified: this one
+            // goes after it, in the order they came (pipelined requests
+            // must not overtake each other on the way to the log).
+            queue->second->push_back([this, batches = std::move(batches), options,
+                                      done = std::move(done)](bool alive) mutable {
+              if (!alive) return done(Error(Errc::kShutdown, "partition closed"));
+              append(std::move(batches), options, std::move(done));
+            });
+            return;
+          }
+          auto queue = std::make_shared<std::vector<std::function<void(bool)>>>();
+          verifying_[pid] = queue;
           AppendOptions verified = options;
           verified.verify_txn = nullptr;
           verified.txn_verified_at = last;
           options.verify_txn(
-              h.producer_id, h.producer_epoch,
-              [this, batches = std::move(batches), verified = std::move(verified),
+              pid, h.producer_epoch,
+              [this, pid, queue, batches = std::move(batches), verified = std::move(verified),
                done = std::move(done), alive = std::weak_ptr<bool>(alive_)](Status st) mutable {
-                if (alive.expired()) return done(Error(Errc::kShutdown, "partition closed"));
-                if (!st) return done(st.error());
-                append(std::move(batches), verified, std::move(done));
+                auto waiting = std::move(*queue);
+                if (alive.expired()) {
+                  done(Error(Errc::kShutdown, "partition closed"));
+                  for (auto& w : waiting)
+                    w(false);
+                  return;
+                }
+                verifying_.erase(pid);
+                if (!st) {
+                  done(st.error());
+                } else {
+                  append(std::move(batches), verified, std::move(done));
+                }
+                for (auto& w : waiting)
+                  w(true);
               });
           return;
         }

@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <boost/asio/steady_timer.hpp>
@@ -291,6 +292,11 @@ class Partition {
   std::vector<AckWaiter> ack_waiters_;
   std::unique_ptr<boost::asio::steady_timer> ack_timer_;  // created with the first waiter
   int64_t ack_timer_at_ms_ = -1;                          // its deadline (steady); -1: idle
+  // The producers whose transactional write is being verified with their
+  // coordinator (AppendOptions::verify_txn), each with the writes of the
+  // producer that came meanwhile, to be appended after it in order.
+  std::unordered_map<int64_t, std::shared_ptr<std::vector<std::function<void(bool alive)>>>>
+      verifying_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   int32_t partition_epoch_ = 0;                       // of the last assignment
   std::optional<std::vector<int32_t>> proposed_isr_;  // asked for at partition_epoch_

@@ -7,6 +7,7 @@
 
 #include "base/testing/temp_dir.h"
 #include "engine/batch_builder.h"
+#include "engine/control_record.h"
 #include "engine/log_manager.h"
 #include "engine/record_batch.h"
 #include "io/disk_file_system.h"
@@ -159,6 +160,76 @@ TEST_F(PartitionTest, ALeaderAppendsAllBatchesOrNone) {
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[1].base_offset, Offset(2));
   EXPECT_EQ(p->high_watermark(), Offset(5));
+}
+
+// KIP-890: a transactional write that would open its producer's
+// transaction here waits for the coordinator's word; writes of the same
+// producer that come meanwhile wait behind it and keep their order, however
+// the answers come back; a transaction ended while the check was out
+// refuses the write.
+TEST_F(PartitionTest, TransactionalWritesWaitForTheirVerificationInArrivalOrder) {
+  reconcile({spec(0)});
+  auto* p = replicas_->find(spec(0).uid);
+  auto txn_batch = [&](int32_t sequence, int16_t epoch = 0) {
+    engine::BatchBuilder b({.producer_id = 9,
+                            .producer_epoch = epoch,
+                            .base_sequence = sequence,
+                            .transactional = true});
+    b.add({.key = "k", .value = "v" + std::to_string(sequence), .timestamp = clock_.now_ms()});
+    return SharedBytes::adopt(b.build().value());
+  };
+  // Without a way to verify, refused.
+  auto refused = append(*p, {txn_batch(0)});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), Errc::kInvalidTxnState);
+
+  std::vector<std::function<void(Status)>> asked;
+  AppendOptions options;
+  options.verify_txn = [&](int64_t producer_id, int16_t, std::function<void(Status)> done) {
+    EXPECT_EQ(producer_id, 9);
+    asked.push_back(std::move(done));
+  };
+  std::vector<Result<AppendResult>> results;
+  for (int32_t seq : {0, 1, 2}) {
+    p->append({txn_batch(seq)}, options,
+              [&](Result<AppendResult> r) { results.push_back(std::move(r)); });
+  }
+  loop_.run_ready();
+  ASSERT_EQ(asked.size(), 1u) << "one check at a time per producer";
+  EXPECT_TRUE(results.empty());
+  asked[0](ok_status());
+  loop_.run_until([&] { return results.size() == 3; });
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].error().to_string();
+    EXPECT_EQ(results[i]->base_offset, Offset(static_cast<int64_t>(i)));
+  }
+  EXPECT_EQ(asked.size(), 1u) << "the transaction was open for the later two";
+
+  // The coordinator ends the transaction; the next one's first write is
+  // checked again, and a marker landing during the check makes it stale.
+  ASSERT_TRUE(append(*p, {SharedBytes::adopt(engine::build_marker_batch({9, 0, 0, true}, 1))},
+                     {.from_client = false})
+                  .ok());
+  std::optional<Result<AppendResult>> late;
+  p->append({txn_batch(3)}, options, [&](Result<AppendResult> r) { late = std::move(r); });
+  loop_.run_ready();
+  ASSERT_EQ(asked.size(), 2u);
+  ASSERT_TRUE(append(*p, {SharedBytes::adopt(engine::build_marker_batch({9, 1, 0, false}, 1))},
+                     {.from_client = false})
+                  .ok());
+  asked[1](ok_status());
+  loop_.run_until([&] { return late.has_value(); });
+  ASSERT_FALSE(late->ok());
+  EXPECT_EQ(late->error().code(), Errc::kInvalidTxnState);
+  // A refusal from the coordinator is the write's answer.
+  std::optional<Result<AppendResult>> denied;
+  p->append({txn_batch(0, 1)}, options, [&](Result<AppendResult> r) { denied = std::move(r); });
+  loop_.run_ready();
+  ASSERT_EQ(asked.size(), 3u);
+  asked[2](Error(Errc::kInvalidTxnState, "not in the transaction"));
+  loop_.run_until([&] { return denied.has_value(); });
+  ASSERT_FALSE(denied->ok());
+  EXPECT_EQ(denied->error().code(), Errc::kInvalidTxnState);
 }
 
 TEST_F(PartitionTest, OnlyTheLeaderTakesAppendsAndItStampsItsEpoch) {

@@ -42,6 +42,12 @@ class HostedViews {
     if (p.topic() != topic_) return;
     int32_t id = p.id().value();
     bool leads = p.role() == replication::Role::kLeader;
+    auto epoch = led_in_.find(id);
+    if (leads && epoch != led_in_.end() && epoch->second != p.leader_epoch()) {
+      // Leader again in a later epoch (another broker led in between, as
+      // far as anyone knows): serve anew, at the new epoch.
+      on_closing(p);
+    }
     if (leads && leading_.count(id) == 0) {
       following_.erase(id);
       lead(p);
@@ -61,6 +67,7 @@ class HostedViews {
     if (leading_.count(id) != 0) cb_.stop(id);
     leading_.erase(id);
     loaded_.erase(id);
+    led_in_.erase(id);
     following_.erase(id);
   }
 
@@ -82,6 +89,7 @@ class HostedViews {
       cb_.stop(id);
     leading_.clear();
     loaded_.clear();
+    led_in_.clear();
     following_.clear();
   }
 
@@ -91,6 +99,7 @@ class HostedViews {
     auto store = cb_.make(p);
     auto* raw = store.get();
     leading_[id] = std::move(store);
+    led_in_[id] = p.leader_epoch();
     raw->load([this, id, raw](Status st) {
       auto it = leading_.find(id);
       if (it == leading_.end() || it->second.get() != raw) return;  // closed meanwhile
@@ -110,7 +119,8 @@ class HostedViews {
   Callbacks cb_;
   std::unordered_map<int32_t, std::unique_ptr<Store>> leading_;
   std::unordered_map<int32_t, std::unique_ptr<Store>> following_;
-  std::unordered_set<int32_t> loaded_;  // the leading stores that are serving
+  std::unordered_set<int32_t> loaded_;               // the leading stores that are serving
+  std::unordered_map<int32_t, LeaderEpoch> led_in_;  // the epoch each leading store began in
 };
 
 }  // namespace strata::server

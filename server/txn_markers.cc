@@ -32,11 +32,9 @@ MarkerOutcome outcome_of(const TxnPartition& p, ErrorCode code) {
       return MarkerOutcome::kWritten;
     case ErrorCode::kInvalidProducerEpoch:
     case ErrorCode::kTransactionCoordinatorFenced:
-      // The partition has moved past this transaction (a newer epoch or
-      // coordinator wrote there): nothing of it is left to end.
-      spdlog::warn("marker for {}-{}: {}; the partition moved on", p.topic, p.partition,
-                   kafka::error_name(code));
-      return MarkerOutcome::kWritten;
+      // A newer epoch or coordinator wrote there: this coordinator is stale.
+      spdlog::warn("marker for {}-{}: {}", p.topic, p.partition, kafka::error_name(code));
+      return MarkerOutcome::kFenced;
     default: return MarkerOutcome::kRetry;
   }
 }

@@ -190,8 +190,8 @@ TEST_F(LogOffsetsStoreTest, TransactionalCommitsTakeEffectAtTheirCommitMarkerAnd
   marker(8, /*commit=*/false);
   EXPECT_FALSE(store_->pending_transactional("g", "t", 2));
   EXPECT_FALSE(store_->committed("g", "t", 2).value().has_value());
-  // Producer 7's transaction is still open across a restart: its records
-  // are read again, and its commit marker then applies them.
+  // Producer 7's transaction is still open across a restart: the view
+  // kept its records, and its commit marker then applies them.
   close();
   open();
   EXPECT_TRUE(store_->pending_transactional("g", "t", 1));
@@ -208,6 +208,23 @@ TEST_F(LogOffsetsStoreTest, TransactionalCommitsTakeEffectAtTheirCommitMarkerAnd
   EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 10);
   EXPECT_EQ(store_->committed("g", "t", 1).value()->offset, 11);
   EXPECT_FALSE(store_->committed("g", "t", 2).value().has_value());
+}
+
+TEST_F(LogOffsetsStoreTest, ARestartNeverReplaysWhatCameAfterAnOpenTransactionsFirstRecord) {
+  append_txn(7, {commit("g", "t", 0, 100)});
+  append_txn(8, {commit("g", "t", 1, 5)});  // open across everything below
+  append({commit("g", "t", 0, 7)});
+  marker(7, /*commit=*/true);
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 100);
+  close();
+  open();
+  // Nothing is replayed: the plain commit of 7 does not come back over the
+  // transaction's 100, and producer 8's offsets are still held.
+  EXPECT_EQ(store_->records_replayed(), 0u);
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 100);
+  EXPECT_TRUE(store_->pending_transactional("g", "t", 1));
+  marker(8, /*commit=*/true);
+  EXPECT_EQ(store_->committed("g", "t", 1).value()->offset, 5);
 }
 
 }  // namespace

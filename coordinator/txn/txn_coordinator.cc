@@ -224,31 +224,48 @@ void TxnCoordinator::send_markers(const std::string& id, uint64_t generation,
   Entry* e = live(id, generation);
   if (e == nullptr) return;
   const auto& m = *e->meta;
-  if (left.empty()) {
-    // Every partition has its marker: the transaction is complete.
-    e->writing = false;
-    write(id, complete(m, clock_.now_ms()), [this, id, generation](TxnError err) {
-      if (err == TxnError::kNone || err == TxnError::kNotCoordinator) return;
-      // Still Prepare*: try the completion again later.
-      timers_.schedule(config_.marker_retry_backoff_ms, [this, id, generation, alive = alive_] {
-        if (*alive && live(id, generation) != nullptr) finish(id);
-      });
-    });
-    return;
-  }
+  if (left.empty()) return complete_txn(id, generation);
   MarkerWrite w{m.producer_id, m.producer_epoch, hosted_.at(e->partition).coordinator_epoch,
                 m.state == TxnState::kPrepareCommit, std::move(left)};
   write_markers_(std::move(w), [this, id, generation, alive = alive_](
                                    std::vector<std::pair<TxnPartition, MarkerOutcome>> outcomes) {
-    if (!*alive || live(id, generation) == nullptr) return;
+    Entry* e = live(id, generation);
+    if (!*alive || e == nullptr) return;
     std::vector<TxnPartition> retry;
-    for (auto& [p, outcome] : outcomes)
+    for (auto& [p, outcome] : outcomes) {
+      if (outcome == MarkerOutcome::kFenced) {
+        // As Kafka's coordinator: stop here, write no Complete. A newer
+        // coordinator of the id resumes the transaction from the log.
+        spdlog::error(
+            "transactional id '{}': the marker for {}-{} was fenced; this coordinator "
+            "is stale and leaves the transaction to the newer one",
+            id, p.topic, p.partition);
+        e->writing = false;
+        return;
+      }
       if (outcome == MarkerOutcome::kRetry) retry.push_back(std::move(p));
+    }
     if (retry.empty()) return send_markers(id, generation, {});
     timers_.schedule(config_.marker_retry_backoff_ms,
                      [this, id, generation, retry = std::move(retry), alive] {
                        if (*alive) send_markers(id, generation, retry);
                      });
+  });
+}
+
+void TxnCoordinator::complete_txn(const std::string& id, uint64_t generation) {
+  Entry* e = live(id, generation);
+  if (e == nullptr) return;
+  // Every partition has its marker: the transaction is complete.
+  e->writing = false;
+  write(id, complete(*e->meta, clock_.now_ms()), [this, id, generation](TxnError err) {
+    if (err == TxnError::kNone || err == TxnError::kNotCoordinator) return;
+    // Still Prepare*, markers all written: try the completion again later
+    // (and only it), holding the id meanwhile.
+    if (Entry* e = live(id, generation)) e->writing = true;
+    timers_.schedule(config_.marker_retry_backoff_ms, [this, id, generation, alive = alive_] {
+      if (*alive) complete_txn(id, generation);
+    });
   });
 }
 

@@ -51,8 +51,10 @@ struct MarkerWrite {
 };
 
 // How a partition's marker fared: written (or the partition is gone, so
-// there is nothing to end), or to be tried again.
-enum class MarkerOutcome { kWritten, kRetry };
+// there is nothing to end), to be tried again, or refused because the
+// partition has seen a newer coordinator or producer epoch: this
+// coordinator is stale, and the transaction is left to the newer one.
+enum class MarkerOutcome { kWritten, kRetry, kFenced };
 
 class TxnCoordinator {
  public:
@@ -134,6 +136,8 @@ class TxnCoordinator {
   // Writes the markers of the Prepare state `id` is in, then completes it.
   void finish(const std::string& id);
   void send_markers(const std::string& id, uint64_t generation, std::vector<TxnPartition> left);
+  // Writes the Complete state after the markers, retrying only that write.
+  void complete_txn(const std::string& id, uint64_t generation);
   void schedule_expiry();
   // The entry of `id` if its partition is hosted with `generation`.
   Entry* live(const std::string& id, uint64_t generation);

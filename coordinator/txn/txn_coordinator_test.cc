@@ -1,5 +1,7 @@
 #include "coordinator/txn/txn_coordinator.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "base/testing/manual_timers.h"
@@ -14,8 +16,9 @@ class FakeStore final : public TxnStore {
  public:
   void write(const std::string& id, const TxnMetadata& meta,
              std::function<void(Status)> done) override {
-    if (fail_next) {
+    if (fail_next || (fail_state && *fail_state == meta.state)) {
       fail_next = false;
+      fail_state.reset();
       return done(Error(Errc::kIoError, "injected"));
     }
     auto apply = [this, id, meta, done = std::move(done)] {
@@ -36,6 +39,7 @@ class FakeStore final : public TxnStore {
   std::map<std::string, TxnMetadata> state;
   std::vector<std::pair<std::string, TxnState>> history;
   bool fail_next = false;
+  std::optional<TxnState> fail_state;  // fail the next write of this state
   bool hold = false;
   std::vector<std::function<void()>> held;
 };
@@ -60,8 +64,11 @@ class TxnCoordinatorTest : public ::testing::Test {
           std::vector<std::pair<TxnPartition, MarkerOutcome>> out;
           for (const auto& p : w.partitions) {
             bool fail = refuse_.count(p) != 0 && refuse_[p]-- > 0;
-            if (!fail) markers_.push_back({w, p});
-            out.emplace_back(p, fail ? MarkerOutcome::kRetry : MarkerOutcome::kWritten);
+            bool fenced = fence_.count(p) != 0;
+            if (!fail && !fenced) markers_.push_back({w, p});
+            out.emplace_back(p, fenced ? MarkerOutcome::kFenced
+                                : fail ? MarkerOutcome::kRetry
+                                       : MarkerOutcome::kWritten);
           }
           done(std::move(out));
         });
@@ -99,6 +106,7 @@ class TxnCoordinatorTest : public ::testing::Test {
   std::unique_ptr<TxnCoordinator> tc_;
   int64_t next_pid_ = 5000;
   std::map<TxnPartition, int> refuse_;  // partition -> attempts to refuse
+  std::set<TxnPartition> fence_;        // partitions whose markers are fenced
   std::vector<Marker> markers_;
 };
 
@@ -183,6 +191,30 @@ TEST_F(TxnCoordinatorTest, AnAbortOfATransactionBegunWhileTheLastOneWasCommittin
   EXPECT_EQ(markers_.size(), 1u);
   // Without such a begun transaction, an abort after a commit is still refused.
   EXPECT_EQ(end(p, false), TxnError::kInvalidTxnState);
+}
+
+TEST_F(TxnCoordinatorTest, AFencedMarkerLeavesTheTransactionToTheNewerCoordinator) {
+  auto p = init();
+  ASSERT_EQ(add(p, {{"a", 0}, {"b", 0}}), TxnError::kNone);
+  fence_.insert({"b", 0});
+  EXPECT_EQ(end(p, true), TxnError::kNone);
+  timers_.advance(1000);
+  // No Complete is written: the transaction stays prepared, markers stop.
+  EXPECT_EQ(state(), TxnState::kPrepareCommit);
+  EXPECT_EQ(store_.history.back().second, TxnState::kPrepareCommit);
+  EXPECT_EQ(markers_.size(), 1u);
+}
+
+TEST_F(TxnCoordinatorTest, AFailedCompletionIsRetriedWithoutWritingTheMarkersAgain) {
+  auto p = init();
+  ASSERT_EQ(add(p, {{"a", 0}, {"b", 0}}), TxnError::kNone);
+  store_.fail_state = TxnState::kCompleteCommit;
+  EXPECT_EQ(end(p, true), TxnError::kNone);
+  EXPECT_EQ(state(), TxnState::kPrepareCommit);
+  EXPECT_EQ(add(p, {{"a", 0}}), TxnError::kConcurrentTransactions);
+  timers_.advance(100);
+  EXPECT_EQ(state(), TxnState::kCompleteCommit);
+  EXPECT_EQ(markers_.size(), 2u);
 }
 
 TEST_F(TxnCoordinatorTest, RequestsWhileAWriteIsInFlightAreToldToRetry) {

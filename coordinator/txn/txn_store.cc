@@ -13,15 +13,21 @@ std::span<const std::byte> as_bytes(const std::string& s) {
   return std::as_bytes(std::span<const char>(s.data(), s.size()));
 }
 
+// The view's key of a transactional id ("I" and the id: a view key may
+// not start with byte 0x01).
+std::string view_key(std::string_view id) {
+  return "I" + std::string(id);
+}
+
 // A record of the log as an operation on the view: the transactional id
 // as the key, the value as it was written (checked here, so that a view
 // never holds what does not decode).
 Result<std::optional<LogView::KvOp>> map_record(std::span<const std::byte> key,
                                                 std::optional<std::span<const std::byte>> value) {
   STRATA_ASSIGN_OR_RETURN(auto id, decode_txn_key(key));
-  if (!value) return std::optional<LogView::KvOp>(LogView::KvOp{std::move(id), std::nullopt});
+  if (!value) return std::optional<LogView::KvOp>(LogView::KvOp{view_key(id), std::nullopt});
   if (auto meta = decode_txn_value(*value); !meta) return meta.error();
-  return std::optional<LogView::KvOp>(LogView::KvOp{std::move(id), as_string(*value)});
+  return std::optional<LogView::KvOp>(LogView::KvOp{view_key(id), as_string(*value)});
 }
 
 }  // namespace
@@ -37,12 +43,12 @@ void TxnStateStore::write(const std::string& transactional_id, const TxnMetadata
 }
 
 Result<std::vector<std::pair<std::string, TxnMetadata>>> TxnStateStore::all() const {
-  STRATA_ASSIGN_OR_RETURN(auto rows, view_.scan(""));
+  STRATA_ASSIGN_OR_RETURN(auto rows, view_.scan("I"));
   std::vector<std::pair<std::string, TxnMetadata>> out;
   out.reserve(rows.size());
-  for (auto& [id, value] : rows) {
+  for (auto& [key, value] : rows) {
     STRATA_ASSIGN_OR_RETURN(auto meta, decode_txn_value(as_bytes(value)));
-    out.emplace_back(std::move(id), std::move(meta));
+    out.emplace_back(key.substr(1), std::move(meta));
   }
   return out;
 }

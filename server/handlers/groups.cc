@@ -12,6 +12,7 @@
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/partition_route.h"
+#include "server/txn_verification.h"
 
 namespace strata::server::handlers {
 namespace {
@@ -281,7 +282,30 @@ void txn_offset_commit(const RequestContext& ctx, kafka::TxnOffsetCommitRequest 
   args.member_id = req.member_id;
   args.instance_id = req.group_instance_id;
   args.txn = coordinator::CommitArgs::TxnProducer{req.producer_id, req.producer_epoch};
-  commit_offsets(ctx, std::move(args), std::move(req.topics), out);
+  // KIP-890 as for a produce: the group's offsets partition must be in the
+  // producer's transaction (AddOffsetsToTxn), or a late commit could open a
+  // transaction there that nothing ends. (A fenced epoch is refused again
+  // where the records are appended.)
+  coordinator::TxnPartition offsets{std::string(coordinator::kOffsetsTopic),
+                                    coordinator::offsets_partition_for(req.group_id)};
+  auto topics =
+      std::make_shared<std::vector<kafka::TxnOffsetCommitRequest::Topic>>(std::move(req.topics));
+  verify_txn_partition(ctx.broker, ctx.shard.id(), req.transactional_id, offsets, req.producer_id,
+                       req.producer_epoch, [ctx, args, topics, out](Status verified) mutable {
+                         if (verified)
+                           return commit_offsets(ctx, std::move(args), std::move(*topics), out);
+                         auto code = verified.error().code() == Errc::kUnavailable
+                                         ? ErrorCode::kCoordinatorNotAvailable
+                                         : kafka::to_error_code(verified.error().code());
+                         kafka::TxnOffsetCommitResponse resp;
+                         for (const auto& t : *topics) {
+                           auto& rt = resp.topics.emplace_back();
+                           rt.name = t.name;
+                           for (const auto& p : t.partitions)
+                             rt.partitions.push_back({p.partition_index, kafka::code(code)});
+                         }
+                         out.send(resp);
+                       });
 }
 
 void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
