@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   add_group_commands(app, g, action);
   add_cluster_command(app, g, action);
   add_dump_log_command(app, g, action);
+  add_txn_commands(app, g, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

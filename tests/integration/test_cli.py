@@ -6,9 +6,10 @@ import subprocess
 import time
 import unittest
 
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 from harness import Broker
+from test_confluent import read_all
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STRATA = os.environ.get("STRATA_CLI", os.path.join(HERE, "../../build/tools/strata"))
@@ -240,6 +241,63 @@ class CliTest(unittest.TestCase):
         # Deleting it waits for the creation (the broker runs topic changes in order).
         out, _ = self.cli("topic", "delete", "late")
         self.assertEqual(out.strip(), "deleted topic late")
+
+    def test_txn_list_describe_producers_and_abort_of_a_hanging_transaction(self):
+        self.cli("topic", "create", "ledger-cli", "--partitions", "2")
+        p = Producer({"bootstrap.servers": self.broker.bootstrap,
+                      "transactional.id": "cli-writer", "linger.ms": 0})
+        p.init_transactions(TIMEOUT_S)
+        p.begin_transaction()
+        for i in range(3):
+            p.produce("ledger-cli", value=b"c%d" % i, partition=0)
+        p.commit_transaction(TIMEOUT_S)
+        p.begin_transaction()
+        p.produce("ledger-cli", value=b"open", partition=1)
+        p.flush(TIMEOUT_S)  # written, the transaction left open
+
+        out, _ = self.cli("--json", "txn", "list")
+        listed = {t["transactional_id"]: t for t in json.loads(out)}
+        self.assertEqual(listed["cli-writer"]["state"], "Ongoing")
+        out, _ = self.cli("--json", "txn", "describe", "cli-writer")
+        [described] = json.loads(out)
+        self.assertEqual(described["partitions"], ["ledger-cli-1"])
+        pid = described["producer_id"]
+        self.assertEqual(listed["cli-writer"]["producer_id"], pid)
+        out, _ = self.cli("--json", "txn", "producers", "ledger-cli", "--partition", "1")
+        [producer] = json.loads(out)
+        self.assertEqual(producer["producer_id"], pid)
+        self.assertEqual(producer["current_txn_start_offset"], 0)
+        out, _ = self.cli("--json", "txn", "producers", "ledger-cli", "--partition", "0")
+        self.assertEqual(json.loads(out)[0]["current_txn_start_offset"], -1)
+
+        # The open transaction holds read_committed readers back until an
+        # abort marker ends it on that partition.
+        lso = read_all(self.broker, [TopicPartition("ledger-cli", 1, OFFSET_BEGINNING)],
+                       conf={"isolation.level": "read_committed"})
+        self.assertEqual(lso, [])
+        self.cli("txn", "abort", "-t", "ledger-cli", "-p", "1", "--producer-id", str(pid),
+                 "--producer-epoch", str(described["producer_epoch"]),
+                 "--coordinator-epoch", str(max(producer["coordinator_epoch"], 0)))
+        out, _ = self.cli("--json", "txn", "producers", "ledger-cli", "--partition", "1")
+        self.assertEqual(json.loads(out)[0]["current_txn_start_offset"], -1)
+        # The aborted record is skipped; the committed ones stay.
+        self.assertEqual(
+            [r.value for r in read_all(self.broker,
+                                       [TopicPartition("ledger-cli", q, OFFSET_BEGINNING)
+                                        for q in (0, 1)],
+                                       conf={"isolation.level": "read_committed"})],
+            [b"c0", b"c1", b"c2"])
+
+        # `strata cluster` lists the transaction APIs among the broker's.
+        out, _ = self.cli("--json", "cluster")
+        keys = {a["api_key"] for a in json.loads(out)["api_versions"]}
+        self.assertTrue({22, 24, 25, 26, 27, 28, 61, 65, 66} <= keys, sorted(keys))
+        _, err = self.cli("txn", "describe", "nobody-here", expect=1)
+        self.assertIn("transactional id 'nobody-here' does not exist", err)
+        _, err = self.cli("txn", "producers", "ledger-cli", "--partition", "7", expect=2)
+        self.assertIn("no partition 7", err)
+        _, err = self.cli("txn", "abort", "-t", "ledger-cli", "-p", "0", expect=2)
+        self.assertEqual(len(err.strip().split("\n")), 1)
 
     def test_bad_input_gives_one_line_and_the_right_exit_code(self):
         _, err = self.cli("no-such-command", expect=2)

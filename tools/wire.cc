@@ -1,0 +1,69 @@
+#include "tools/wire.h"
+
+#include <fmt/format.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/big_endian.h"
+
+namespace strata::tools {
+
+Result<SharedBytes> wire_exchange(const Globals& g, const std::string& hostport,
+                                  const std::vector<SharedBytes>& frame) {
+  auto colon = hostport.rfind(':');
+  if (colon == std::string::npos) {
+    return Error(Errc::kInvalidArgument, fmt::format("'{}' is not host:port", hostport));
+  }
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(hostport.substr(0, colon).c_str(), hostport.substr(colon + 1).c_str(), &hints,
+                  &res) != 0 ||
+      res == nullptr) {
+    return Error(Errc::kIoError, fmt::format("cannot resolve {}", hostport));
+  }
+  int fd = socket(res->ai_family, SOCK_STREAM, 0);
+  if (fd < 0) {
+    freeaddrinfo(res);
+    return Error(Errc::kIoError, "socket failed");
+  }
+  auto secs = static_cast<time_t>(g.timeout_s);
+  timeval tv{secs, static_cast<suseconds_t>((g.timeout_s - static_cast<double>(secs)) * 1e6)};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  int rc = connect(fd, res->ai_addr, res->ai_addrlen);
+  freeaddrinfo(res);
+  auto fail = [&](std::string_view why) -> Result<SharedBytes> {
+    close(fd);
+    return Error(Errc::kIoError, fmt::format("{}: {}", hostport, why));
+  };
+  if (rc != 0) return fail("cannot connect");
+  for (const auto& part : frame) {
+    size_t sent = 0;
+    while (sent < part.size()) {
+      ssize_t n = write(fd, part.data() + sent, part.size() - sent);
+      if (n <= 0) return fail("the request could not be sent");
+      sent += static_cast<size_t>(n);
+    }
+  }
+  auto read_all = [&](std::byte* p, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = read(fd, p + got, n - got);
+      if (r <= 0) return false;
+      got += static_cast<size_t>(r);
+    }
+    return true;
+  };
+  std::byte size[4];
+  if (!read_all(size, 4)) return fail("no answer within the timeout");
+  int32_t n = be::load<int32_t>(size);
+  if (n < 4 || n > (64 << 20)) return fail(fmt::format("an answer of {} bytes", n));
+  auto body = SharedBytes::allocate(static_cast<size_t>(n));
+  if (!read_all(body.data(), body.size())) return fail("a short answer");
+  close(fd);
+  return body;
+}
+
+}  // namespace strata::tools
