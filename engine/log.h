@@ -304,6 +304,8 @@ class Log {
   // after `offset`; returns the committed table as the index stores it, for
   // the truncation's write.
   std::vector<index::IndexStore::ProducerRecord> cut_producers(Offset offset);
+  // Every aborted transaction this log knows (for a write that replaces them all).
+  std::vector<index::AbortedEntry> aborted_records() const;
   std::vector<index::IndexStore::ProducerRecord> producer_records() const;
   // A retry of the batch `original`: answered with its offsets once it is
   // committed (at once if it is).

@@ -79,6 +79,14 @@ std::vector<index::IndexStore::ProducerRecord> Log::cut_producers(Offset offset)
   return producer_records();
 }
 
+std::vector<index::AbortedEntry> Log::aborted_records() const {
+  std::vector<index::AbortedEntry> out;
+  out.reserve(aborted_.size());
+  for (const auto& [marker, txn] : aborted_)
+    out.push_back(txn);
+  return out;
+}
+
 size_t Log::expire_producers() {
   TimestampMs now = options_.clock->now_ms();
   int64_t ttl = options_.producer_id_expiration_ms;

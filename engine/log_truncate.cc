@@ -91,8 +91,11 @@ Status Log::truncate_to(Offset offset) {
   seg->max_timestamp_through = max_ts;
 
   applied_ = index::LogPoint{offset, seg->base, FilePos(*cut), max_ts, since_entry};
-  // The producers' states after the cut go in the same synced write.
-  STRATA_TRY(options_.index->truncate(options_.uid, offset, applied_, cut_producers(offset)));
+  // The producers' states and aborted transactions after the cut go in the
+  // same synced write.
+  auto producers = cut_producers(offset);
+  STRATA_TRY(
+      options_.index->truncate(options_.uid, offset, applied_, producers, aborted_records()));
   epochs_.erase(std::find_if(epochs_.begin(), epochs_.end(),
                              [offset](const auto& e) { return e.second >= offset; }),
                 epochs_.end());
@@ -151,7 +154,9 @@ Status Log::restart_steps(Offset offset) {
   STRATA_TRY(segments_.at(offset)->file->sync_now());
   STRATA_TRY(dir_handle_->sync_now());
   dir_dirty_ = false;
-  STRATA_TRY(options_.index->truncate(options_.uid, Offset(0), applied_, cut_producers(Offset(0))));
+  auto producers = cut_producers(Offset(0));
+  STRATA_TRY(
+      options_.index->truncate(options_.uid, Offset(0), applied_, producers, aborted_records()));
   epochs_.clear();
   last_entry_.reset();
   for (const auto& seg : old) {

@@ -465,7 +465,8 @@ Status IndexStore::trim_epochs(rocksdb::WriteBatch& wb, PartitionUid uid, Offset
 }
 
 Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point,
-                            const std::optional<std::vector<ProducerRecord>>& producers) {
+                            const std::optional<std::vector<ProducerRecord>>& producers,
+                            const std::optional<std::vector<AbortedEntry>>& aborted) {
   rocksdb::WriteBatch wb;
   STRATA_TRY(trim_epochs(wb, uid, from, true));
   if (producers) {
@@ -475,6 +476,14 @@ Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point
   }
   STRATA_TRY(put_marker(wb, uid, kApplied, point));
   wb.DeleteRange(aborted_cf_, slice(aborted_key(uid, from)), slice(keys::prefix_end(uid)));
+  if (aborted) {
+    wb.DeleteRange(aborted_cf_, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
+    for (const auto& a : *aborted) {
+      if (a.last_offset < from) {
+        wb.Put(aborted_cf_, slice(aborted_key(uid, a.last_offset)), slice(encode_aborted(a)));
+      }
+    }
+  }
   wb.DeleteRange(offset_cf_, slice(keys::offset_key(uid, from)), slice(keys::prefix_end(uid)));
   STRATA_TRY(delete_time_entries(wb, uid, from, true));
   if (from < Offset::max()) {

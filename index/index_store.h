@@ -180,9 +180,13 @@ class IndexStore {
   // transactions whose marker is at or after it, sets the applied marker
   // to `point` and caps the recovery point at it; with `producers`, they
   // replace every producer state of the partition (the states after the
-  // cut). Durable when it returns.
+  // cut), and `aborted` every aborted transaction: this write goes through
+  // the WAL while the ones before it may not have, and producer states that
+  // survive a crash without the aborted transactions they ended would hide
+  // those from a later rescan. Durable when it returns.
   Status truncate(PartitionUid uid, Offset from, const LogPoint& point,
-                  const std::optional<std::vector<ProducerRecord>>& producers = std::nullopt);
+                  const std::optional<std::vector<ProducerRecord>>& producers = std::nullopt,
+                  const std::optional<std::vector<AbortedEntry>>& aborted = std::nullopt);
   // Removes the entries with offset < `before`, the metas of segments
   // based below it and the aborted transactions whose marker is below it
   // (retention); of the epochs starting below it only the latest stays,

@@ -9,11 +9,16 @@
 //     batch.size from the workload, delivery reports served on the
 //     producer's thread by rd_kafka_poll. Partition -1 leaves the choice to
 //     librdkafka's partitioner (sticky for null keys).
+//   - `-D strata.txn.messages=N`: transactional producers (a
+//     transactional.id each) committing a transaction every N messages;
+//     acks are delivery reports as above, and a commit's wait is part of
+//     the producer's loop, as in an application.
 //   - Consumers: subscribe() in a real consumer group, reading from the
 //     earliest offset, with auto-commit as applications run it; messages are
 //     taken from the consumer queue in batches.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include <librdkafka/rdkafka.h>
@@ -32,13 +37,18 @@ constexpr size_t kConsumeBatch = 4096;
 class KafkaProducer final : public Producer {
  public:
   static Result<std::unique_ptr<Producer>> create(const tools::Globals& g, const Workload& w,
-                                                  const std::string& topic, AckSink& sink) {
+                                                  const std::string& topic, int index,
+                                                  int64_t txn_messages, AckSink& sink) {
     auto p = std::unique_ptr<KafkaProducer>(new KafkaProducer(topic, sink));
     std::map<std::string, std::string> conf = {
         {"acks", w.acks == "all" ? "-1" : w.acks},
         {"linger.ms", std::to_string(w.linger_ms)},
         {"batch.size", std::to_string(w.batch_bytes)},
     };
+    if (txn_messages > 0) {
+      conf["transactional.id"] = "strata-bench-" + topic + "-" + std::to_string(index);
+      p->txn_messages_ = txn_messages;
+    }
     KafkaProducer* self = p.get();
     STRATA_ASSIGN_OR_RETURN(
         p->kafka_, Kafka::create(g, Kafka::Kind::kProducer, conf, [self](rd_kafka_conf_t* c) {
@@ -47,6 +57,10 @@ class KafkaProducer final : public Producer {
         }));
     p->topic_ = rd_kafka_topic_new(p->kafka_->rk(), topic.c_str(), nullptr);
     if (p->topic_ == nullptr) return Error(Errc::kInvalidArgument, "bad topic " + topic);
+    if (txn_messages > 0) {
+      STRATA_TRY(txn_status(rd_kafka_init_transactions(p->kafka_->rk(), kTxnTimeoutMs),
+                            "init_transactions"));
+    }
     return std::unique_ptr<Producer>(std::move(p));
   }
   ~KafkaProducer() override {
@@ -54,11 +68,18 @@ class KafkaProducer final : public Producer {
   }
 
   Status send(int partition, std::string_view key, std::string_view value) override {
+    if (txn_messages_ > 0 && !in_txn_) {
+      STRATA_TRY(txn_status(rd_kafka_begin_transaction(kafka_->rk()), "begin_transaction"));
+      in_txn_ = true;
+    }
     for (;;) {
       int rc = rd_kafka_produce(topic_, partition < 0 ? RD_KAFKA_PARTITION_UA : partition,
                                 RD_KAFKA_MSG_F_COPY, const_cast<char*>(value.data()), value.size(),
                                 key.empty() ? nullptr : key.data(), key.size(), nullptr);
-      if (rc == 0) return ok_status();
+      if (rc == 0) {
+        if (txn_messages_ > 0 && ++sent_in_txn_ >= txn_messages_) return commit();
+        return ok_status();
+      }
       rd_kafka_resp_err_t err = rd_kafka_last_error();
       if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
         return Error(Errc::kInternal, std::string("produce: ") + rd_kafka_err2str(err));
@@ -71,6 +92,7 @@ class KafkaProducer final : public Producer {
   }
 
   Status flush(std::chrono::milliseconds timeout) override {
+    if (in_txn_) STRATA_TRY(commit());
     rd_kafka_flush(kafka_->rk(), static_cast<int>(timeout.count()));
     int left = rd_kafka_outq_len(kafka_->rk());
     if (left > 0)
@@ -80,6 +102,22 @@ class KafkaProducer final : public Producer {
 
  private:
   KafkaProducer(std::string topic, AckSink& sink) : topic_name_(std::move(topic)), sink_(sink) {}
+
+  static constexpr int kTxnTimeoutMs = 60000;
+
+  static Status txn_status(rd_kafka_error_t* e, const char* what) {
+    if (e == nullptr) return ok_status();
+    Error out(Errc::kInternal, std::string(what) + ": " + rd_kafka_error_string(e));
+    rd_kafka_error_destroy(e);
+    return out;
+  }
+
+  Status commit() {
+    in_txn_ = false;
+    sent_in_txn_ = 0;
+    return txn_status(rd_kafka_commit_transaction(kafka_->rk(), kTxnTimeoutMs),
+                      "commit_transaction");
+  }
 
   static void on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
     auto* self = static_cast<KafkaProducer*>(opaque);
@@ -95,6 +133,9 @@ class KafkaProducer final : public Producer {
   AckSink& sink_;
   std::unique_ptr<Kafka> kafka_;
   rd_kafka_topic_t* topic_ = nullptr;
+  int64_t txn_messages_ = 0;  // 0: not transactional
+  int64_t sent_in_txn_ = 0;
+  bool in_txn_ = false;
 };
 
 class KafkaConsumer final : public Consumer {
@@ -170,10 +211,11 @@ class KafkaConsumer final : public Consumer {
 class KafkaDriver final : public Driver {
  public:
   KafkaDriver(tools::Globals g, std::map<std::string, std::string> topic_configs,
-              std::unique_ptr<Kafka> admin)
+              std::unique_ptr<Kafka> admin, int64_t txn_messages)
       : globals_(std::move(g)),
         topic_configs_(std::move(topic_configs)),
-        admin_(std::move(admin)) {}
+        admin_(std::move(admin)),
+        txn_messages_(txn_messages) {}
 
   std::string_view name() const override { return "kafka"; }
 
@@ -191,9 +233,9 @@ class KafkaDriver final : public Driver {
     }
   }
 
-  Result<std::unique_ptr<Producer>> producer(const Workload& w, const std::string& topic, int,
+  Result<std::unique_ptr<Producer>> producer(const Workload& w, const std::string& topic, int index,
                                              AckSink& sink) override {
-    return KafkaProducer::create(globals_, w, topic, sink);
+    return KafkaProducer::create(globals_, w, topic, index, txn_messages_, sink);
   }
 
   Result<std::unique_ptr<Consumer>> consumer(const Workload&, const std::string& topic,
@@ -235,6 +277,7 @@ class KafkaDriver final : public Driver {
   tools::Globals globals_;
   std::map<std::string, std::string> topic_configs_;
   std::unique_ptr<Kafka> admin_;
+  int64_t txn_messages_ = 0;  // strata.txn.messages; 0: plain producers
 };
 
 }  // namespace
@@ -244,8 +287,16 @@ Result<std::unique_ptr<Driver>> make_kafka_driver(const DriverOptions& options) 
   if (!options.url.empty()) g.bootstrap = options.url;
   g.timeout_s = 10;  // each admin call and the reachability check below
   std::map<std::string, std::string> topic_configs;
+  int64_t txn_messages = 0;
   for (const auto& [k, v] : options.settings) {
-    if (k.rfind("topic.", 0) == 0) {
+    if (k == "strata.txn.messages") {
+      char* end = nullptr;
+      txn_messages = std::strtoll(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end != '\0' || txn_messages <= 0) {
+        return Error(Errc::kInvalidArgument,
+                     "strata.txn.messages must be a positive number, not '" + v + "'");
+      }
+    } else if (k.rfind("topic.", 0) == 0) {
       topic_configs[k.substr(6)] = v;
     } else {
       g.settings.push_back(k + "=" + v);
@@ -258,7 +309,8 @@ Result<std::unique_ptr<Driver>> make_kafka_driver(const DriverOptions& options) 
     return Error(md.error().code(),
                  "cannot reach a broker at " + g.bootstrap + ": " + md.error().message());
   }
-  return std::unique_ptr<Driver>(new KafkaDriver(g, std::move(topic_configs), std::move(admin)));
+  return std::unique_ptr<Driver>(
+      new KafkaDriver(g, std::move(topic_configs), std::move(admin), txn_messages));
 }
 
 }  // namespace strata::bench

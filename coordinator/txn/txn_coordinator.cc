@@ -109,6 +109,13 @@ void TxnCoordinator::init_producer(const std::string& id, int32_t timeout_ms,
   if (it != txns_.end() && it->second.writing) return done({TxnError::kConcurrentTransactions});
   std::optional<TxnMetadata> current;
   if (it != txns_.end()) current = it->second.meta;
+  if (current && expected && expected->producer_id == current->producer_id &&
+      it->second.last_epoch && expected->producer_epoch == *it->second.last_epoch &&
+      current->state != TxnState::kOngoing) {
+    // A retry of the InitProducerId that made the current epoch (its answer
+    // was lost): the same answer again, not another bump (KIP-360).
+    return done({TxnError::kNone, current->producer_id, current->producer_epoch});
+  }
   auto d = coordinator::init_producer(current, timeout_ms, config_.max_timeout_ms, clock_.now_ms(),
                                       expected);
   if (d.error == TxnError::kConcurrentTransactions && d.next) {
@@ -120,9 +127,14 @@ void TxnCoordinator::init_producer(const std::string& id, int32_t timeout_ms,
     return done({TxnError::kConcurrentTransactions});
   }
   if (d.error != TxnError::kNone) return done({d.error});
-  auto commit = [this, id, done](TxnMetadata next) {
-    write(id, next, [next, done](TxnError e) {
+  std::optional<int16_t> previous;
+  if (current && d.next && current->producer_id == d.next->producer_id) {
+    previous = current->producer_epoch;
+  }
+  auto commit = [this, id, done, previous](TxnMetadata next) {
+    write(id, next, [this, id, next, done, previous](TxnError e) {
       if (e != TxnError::kNone) return done({e});
+      if (auto it = txns_.find(id); it != txns_.end()) it->second.last_epoch = previous;
       done({TxnError::kNone, next.producer_id, next.producer_epoch});
     });
   };

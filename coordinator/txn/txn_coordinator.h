@@ -124,6 +124,10 @@ class TxnCoordinator {
     // still being ended (refused, CONCURRENT_TRANSACTIONS): it began its
     // next transaction, which has no partition yet.
     bool next_begun = false;
+    // The epoch before the current one's InitProducerId bumped it (in
+    // memory, as Kafka keeps it): a v3+ retry of that InitProducerId, naming
+    // it, gets the current epoch again.
+    std::optional<int16_t> last_epoch;
   };
   struct Hosted {
     TxnStore* store = nullptr;

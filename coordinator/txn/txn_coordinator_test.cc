@@ -127,6 +127,26 @@ TEST_F(TxnCoordinatorTest, InitProducerIdAllocatesAnIdAndBumpsItsEpochOnEachInit
   EXPECT_EQ(store_.history.size(), before);
 }
 
+TEST_F(TxnCoordinatorTest, AResumingInitProducerIdRetriedAfterALostAnswerGetsTheSameEpoch) {
+  auto first = init();
+  auto resume = [&](int16_t epoch) {
+    std::optional<TxnCoordinator::InitResult> r;
+    tc_->init_producer(kId, 10000, ProducerIdEpoch{first.producer_id, epoch},
+                       [&](auto x) { r = x; });
+    return r.value();
+  };
+  auto bumped = resume(first.producer_epoch);  // the producer resumes: bumped
+  ASSERT_EQ(bumped.error, TxnError::kNone);
+  EXPECT_EQ(bumped.producer_epoch, first.producer_epoch + 1);
+  // Its answer was lost; the retry names the old epoch again: same answer.
+  auto retried = resume(first.producer_epoch);
+  EXPECT_EQ(retried.error, TxnError::kNone);
+  EXPECT_EQ(retried.producer_epoch, bumped.producer_epoch);
+  // An epoch older than that is a zombie's.
+  EXPECT_EQ(resume(static_cast<int16_t>(first.producer_epoch - 1)).error,
+            TxnError::kProducerFenced);
+}
+
 TEST_F(TxnCoordinatorTest, CommitWritesThePrepareStateThenEveryMarkerThenCompletes) {
   auto p = init();
   ASSERT_EQ(add(p, {{"a", 0}, {"b", 3}}), TxnError::kNone);

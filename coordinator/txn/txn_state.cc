@@ -48,10 +48,9 @@ InitDecision init_producer(const std::optional<TxnMetadata>& current, int32_t ti
   if (expected && expected->producer_id >= 0 &&
       (expected->producer_id != m.producer_id || expected->producer_epoch != m.producer_epoch)) {
     // A v3+ producer resuming with an id and epoch no longer the id's (a
-    // zombie after another instance's InitProducerId). Kafka also accepts
-    // a retry of the InitProducerId that made the current epoch, by the
-    // epoch before it; that needs the last epoch kept with the metadata,
-    // which comes with the coordinator's hosting.
+    // zombie after another instance's InitProducerId). A retry of the
+    // InitProducerId that made the current epoch, by the epoch before it,
+    // is answered by the coordinator, which keeps that epoch.
     return {TxnError::kProducerFenced, std::nullopt, false};
   }
   if (preparing(m.state)) return {TxnError::kConcurrentTransactions, std::nullopt, false};
