@@ -7,6 +7,9 @@
 namespace strata::coordinator {
 namespace {
 
+// Requests waiting for one id's markers, at most (beyond: told to retry).
+constexpr size_t kMaxParked = 16;
+
 bool preparing(TxnState s) {
   return s == TxnState::kPrepareCommit || s == TxnState::kPrepareAbort;
 }
@@ -60,7 +63,15 @@ void TxnCoordinator::host(int32_t partition, TxnStore* store, int32_t coordinato
 
 void TxnCoordinator::unhost(int32_t partition) {
   if (hosted_.erase(partition) == 0) return;
+  std::vector<std::function<void()>> parked;
+  for (auto& [id, e] : txns_) {
+    if (e.partition != partition) continue;
+    for (auto& fn : e.parked)
+      parked.push_back(std::move(fn));
+  }
   std::erase_if(txns_, [partition](const auto& kv) { return kv.second.partition == partition; });
+  for (auto& fn : parked)
+    fn();  // answered NOT_COORDINATOR now
 }
 
 TxnCoordinator::Entry* TxnCoordinator::live(const std::string& id, uint64_t generation) {
@@ -98,7 +109,17 @@ void TxnCoordinator::write(const std::string& id, TxnMetadata next,
         }
         e->meta = next;
         done(TxnError::kNone);
+        resume_parked(id);
       });
+}
+
+void TxnCoordinator::resume_parked(const std::string& id) {
+  auto it = txns_.find(id);
+  if (it == txns_.end() || it->second.writing || it->second.parked.empty()) return;
+  auto parked = std::move(it->second.parked);
+  it->second.parked.clear();
+  for (auto& fn : parked)
+    fn();
 }
 
 void TxnCoordinator::init_producer(const std::string& id, int32_t timeout_ms,
@@ -170,16 +191,19 @@ void TxnCoordinator::add_partitions(const std::string& id, int64_t producer_id, 
   // coordinator checks the producer before anything else).
   if (auto e = check_producer(m, producer_id, epoch); e != TxnError::kNone) return done(e);
   if (it->second.writing) {
-    if (m.producer_id == producer_id && m.producer_epoch == epoch &&
-        (m.state == TxnState::kPrepareCommit || m.state == TxnState::kCompleteCommit)) {
-      it->second.next_begun = true;
+    if (preparing(m.state) && it->second.parked.size() < kMaxParked) {
+      // The producer's next transaction, while the last one's markers are
+      // written: answered once they are (a few milliseconds), not told to
+      // retry, which librdkafka does only after retry.backoff.ms.
+      it->second.parked.push_back([this, id, producer_id, epoch, partitions, done]() mutable {
+        add_partitions(id, producer_id, epoch, std::move(partitions), std::move(done));
+      });
+      return;
     }
     return done(TxnError::kConcurrentTransactions);
   }
   auto d = coordinator::add_partitions(m, producer_id, epoch, partitions, clock_.now_ms());
-  if (d.error == TxnError::kConcurrentTransactions) it->second.next_begun = true;
   if (d.error != TxnError::kNone || !d.next) return done(d.error);
-  it->second.next_begun = false;
   write(id, *d.next, std::move(done));
 }
 
@@ -205,13 +229,6 @@ void TxnCoordinator::end_txn(const std::string& id, int64_t producer_id, int16_t
   const auto& m = *it->second.meta;
   if (auto e = check_producer(m, producer_id, epoch); e != TxnError::kNone) return done(e);
   if (it->second.writing) return done(TxnError::kConcurrentTransactions);
-  if (!commit && it->second.next_begun && m.state == TxnState::kCompleteCommit &&
-      m.producer_id == producer_id && m.producer_epoch == epoch) {
-    // Nothing of the new transaction was added anywhere, so nothing was
-    // written in it (KIP-890 refuses writes to partitions not added).
-    it->second.next_begun = false;
-    return done(TxnError::kNone);
-  }
   auto d = coordinator::end_txn(m, producer_id, epoch, commit, clock_.now_ms());
   if (d.error != TxnError::kNone || !d.next) return done(d.error);
   write(id, *d.next, [this, id, done = std::move(done)](TxnError e) {
@@ -253,7 +270,7 @@ void TxnCoordinator::send_markers(const std::string& id, uint64_t generation,
             "is stale and leaves the transaction to the newer one",
             id, p.topic, p.partition);
         e->writing = false;
-        return;
+        return resume_parked(id);
       }
       if (outcome == MarkerOutcome::kRetry) retry.push_back(std::move(p));
     }

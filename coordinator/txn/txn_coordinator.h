@@ -88,6 +88,10 @@ class TxnCoordinator {
   void init_producer(const std::string& transactional_id, int32_t timeout_ms,
                      std::optional<ProducerIdEpoch> expected, std::function<void(InitResult)> done);
   // AddPartitionsToTxn, and AddOffsetsToTxn's __consumer_offsets partition.
+  // While the last transaction's markers are written the request waits for
+  // them (Kafka answers CONCURRENT_TRANSACTIONS, which librdkafka retries
+  // only after retry.backoff.ms, and an abort then fails, librdkafka issue
+  // #4849).
   void add_partitions(const std::string& transactional_id, int64_t producer_id, int16_t epoch,
                       std::vector<TxnPartition> partitions, std::function<void(TxnError)> done);
   // KIP-890's check before a transactional write: kNone if `partition` is in
@@ -95,10 +99,6 @@ class TxnCoordinator {
   TxnError verify(const std::string& transactional_id, int64_t producer_id, int16_t epoch,
                   const TxnPartition& partition) const;
   // EndTxn: answered once the Prepare state is written; the markers follow.
-  // An abort of a transaction that has no partition yet, begun while the
-  // one before was being committed, succeeds: there is nothing to abort.
-  // (Kafka answers INVALID_TXN_STATE, which librdkafka makes fatal,
-  // librdkafka issue #4849.)
   void end_txn(const std::string& transactional_id, int64_t producer_id, int16_t epoch, bool commit,
                std::function<void(TxnError)> done);
 
@@ -120,14 +120,13 @@ class TxnCoordinator {
     int32_t partition = 0;
     std::optional<TxnMetadata> meta;  // nullopt: not written yet
     bool writing = false;             // a store write or markers in flight
-    // Its producer asked to add partitions while the last transaction was
-    // still being ended (refused, CONCURRENT_TRANSACTIONS): it began its
-    // next transaction, which has no partition yet.
-    bool next_begun = false;
     // The epoch before the current one's InitProducerId bumped it (in
     // memory, as Kafka keeps it): a v3+ retry of that InitProducerId, naming
     // it, gets the current epoch again.
     std::optional<int16_t> last_epoch;
+    // AddPartitionsToTxn requests that came while the last transaction's
+    // markers were written: run again once they are.
+    std::vector<std::function<void()>> parked;
   };
   struct Hosted {
     TxnStore* store = nullptr;
@@ -140,6 +139,8 @@ class TxnCoordinator {
   // Writes the markers of the Prepare state `id` is in, then completes it.
   void finish(const std::string& id);
   void send_markers(const std::string& id, uint64_t generation, std::vector<TxnPartition> left);
+  // Runs the requests parked on `id` once nothing is in flight for it.
+  void resume_parked(const std::string& id);
   // Writes the Complete state after the markers, retrying only that write.
   void complete_txn(const std::string& id, uint64_t generation);
   void schedule_expiry();
