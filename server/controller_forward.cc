@@ -14,6 +14,7 @@
 #include "server/broker.h"
 #include "server/kafka/error_code.h"
 #include "server/kafka/messages/create_topics.h"
+#include "server/kafka/response.h"
 #include "server/shard_state.h"
 
 namespace strata::server {
@@ -198,15 +199,9 @@ void create_topics_at_controller(Broker& broker, ShardState& shard, std::vector<
       broker, shard, kafka::encode_request(h, req),
       [done = std::move(done)](Result<SharedBytes> r) {
         if (!r) return done(std::move(r).error());
-        kafka::Reader rd(*r, 0, kVersion, /*flexible=*/true, 1 << 20);
-        rd.fixed<int32_t>();  // correlation id
-        rd.uvarint();         // response header tags
-        kafka::CreateTopicsResponse resp;
-        rd.read_struct(resp);
-        if (!rd.ok()) {
-          return done(
-              Error(Errc::kCorruption, "the controller's CreateTopics answer: " + rd.error()));
-        }
+        auto decoded = kafka::decode_response<kafka::CreateTopicsResponse>(*r, kVersion);
+        if (!decoded) return done(decoded.error());
+        const auto& resp = *decoded;
         for (const auto& t : resp.topics) {
           auto code = static_cast<kafka::ErrorCode>(t.error_code);
           if (code == kafka::ErrorCode::kNone || code == kafka::ErrorCode::kTopicAlreadyExists)

@@ -9,6 +9,7 @@
 #include "server/kafka/codec.h"
 #include "server/kafka/header.h"
 #include "server/kafka/messages/write_txn_markers.h"
+#include "server/kafka/response.h"
 #include "server/partition_ops.h"
 #include "server/partition_route.h"
 #include "server/shard_state.h"
@@ -60,18 +61,15 @@ void send_to(Broker& broker, unsigned origin, int32_t leader, const coordinator:
                 Outcomes out;
                 std::map<TxnPartition, ErrorCode> codes;
                 if (r) {
-                  kafka::Reader rd(*r, 0, kMarkersVersion, /*flexible=*/true, 1 << 20);
-                  rd.fixed<int32_t>();  // correlation id
-                  rd.uvarint();         // response header tags
-                  kafka::WriteTxnMarkersResponse resp;
-                  rd.read_struct(resp);
-                  if (rd.ok()) {
-                    for (const auto& marker : resp.markers)
+                  auto resp =
+                      kafka::decode_response<kafka::WriteTxnMarkersResponse>(*r, kMarkersVersion);
+                  if (resp) {
+                    for (const auto& marker : resp->markers)
                       for (const auto& t : marker.topics)
                         for (const auto& p : t.partitions)
                           codes[{t.name, p.partition_index}] = static_cast<ErrorCode>(p.error_code);
                   } else {
-                    spdlog::warn("broker {}'s WriteTxnMarkers answer: {}", leader, rd.error());
+                    spdlog::warn("broker {}: {}", leader, resp.error().to_string());
                   }
                 } else {
                   spdlog::info("markers to broker {}: {}", leader, r.error().to_string());

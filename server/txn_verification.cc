@@ -8,6 +8,7 @@
 #include "server/kafka/codec.h"
 #include "server/kafka/header.h"
 #include "server/kafka/messages/add_partitions_to_txn.h"
+#include "server/kafka/response.h"
 #include "server/partition_route.h"
 #include "server/shard_state.h"
 
@@ -74,14 +75,10 @@ void verify_txn_partition(Broker& broker, unsigned here, const std::string& id,
   call_broker(broker, broker.state(here), state->leader, kafka::encode_request(h, req),
               [id, partition, done = std::move(done)](Result<SharedBytes> r) {
                 if (!r) return done(status_of(TxnError::kCoordinatorNotAvailable, partition, id));
-                kafka::Reader rd(*r, 0, kVerifyVersion, /*flexible=*/true, 1 << 20);
-                rd.fixed<int32_t>();  // correlation id
-                rd.uvarint();         // response header tags
-                kafka::AddPartitionsToTxnResponse resp;
-                rd.read_struct(resp);
-                if (!rd.ok()) {
-                  return done(Error(Errc::kCorruption, "AddPartitionsToTxn answer: " + rd.error()));
-                }
+                auto decoded =
+                    kafka::decode_response<kafka::AddPartitionsToTxnResponse>(*r, kVerifyVersion);
+                if (!decoded) return done(decoded.error());
+                const auto& resp = *decoded;
                 auto e = static_cast<TxnError>(resp.error_code);
                 for (const auto& tr : resp.results_by_transaction)
                   for (const auto& topic : tr.topic_results)

@@ -12,8 +12,8 @@
 
 #include "base/result.h"
 #include "base/shared_bytes.h"
-#include "server/kafka/codec.h"
 #include "server/kafka/header.h"
+#include "server/kafka/response.h"
 #include "tools/kafka.h"
 
 namespace strata::tools {
@@ -28,17 +28,8 @@ Result<Response> wire_call(const Globals& g, const std::string& hostport, const 
                            int16_t version) {
   kafka::RequestHeader h{Request::kApiKey, version, 1, "strata-cli"};
   STRATA_ASSIGN_OR_RETURN(auto body, wire_exchange(g, hostport, kafka::encode_request(h, req)));
-  const auto* api = kafka::find_api(Request::kApiKey);
-  // ApiVersions answers with header v0 whatever its version.
-  bool flexible = api != nullptr && version >= api->flexible_from;
-  kafka::Reader r(body, 0, version, flexible, 64 << 20);
-  r.template fixed<int32_t>();                          // correlation id
-  if (flexible && Request::kApiKey != 18) r.uvarint();  // response header tags
-  Response resp;
-  r.read_struct(resp);
-  if (!r.ok()) {
-    return Error(Errc::kCorruption, "the answer of " + hostport + " does not decode: " + r.error());
-  }
+  auto resp = kafka::decode_response<Response>(body, version);
+  if (!resp) return Error(resp.error().code(), hostport + ": " + resp.error().message());
   return resp;
 }
 

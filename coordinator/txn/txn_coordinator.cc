@@ -10,16 +10,6 @@ namespace {
 // Requests waiting for one id's markers, at most (beyond: told to retry).
 constexpr size_t kMaxParked = 16;
 
-bool preparing(TxnState s) {
-  return s == TxnState::kPrepareCommit || s == TxnState::kPrepareAbort;
-}
-
-TxnError check_producer(const TxnMetadata& m, int64_t producer_id, int16_t epoch) {
-  if (producer_id != m.producer_id) return TxnError::kInvalidProducerIdMapping;
-  if (epoch != m.producer_epoch) return TxnError::kProducerFenced;
-  return TxnError::kNone;
-}
-
 }  // namespace
 
 TxnCoordinator::TxnCoordinator(const Clock& clock, Timers& timers, TxnConfig config,

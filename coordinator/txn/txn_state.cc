@@ -4,21 +4,21 @@
 
 namespace strata::coordinator {
 
-namespace {
-
 bool preparing(TxnState s) {
   return s == TxnState::kPrepareCommit || s == TxnState::kPrepareAbort ||
          s == TxnState::kPrepareEpochFence;
-}
-
-bool idle(TxnState s) {
-  return s == TxnState::kEmpty || s == TxnState::kCompleteCommit || s == TxnState::kCompleteAbort;
 }
 
 TxnError check_producer(const TxnMetadata& m, int64_t producer_id, int16_t epoch) {
   if (producer_id != m.producer_id) return TxnError::kInvalidProducerIdMapping;
   if (epoch != m.producer_epoch) return TxnError::kProducerFenced;
   return TxnError::kNone;
+}
+
+namespace {
+
+bool idle(TxnState s) {
+  return s == TxnState::kEmpty || s == TxnState::kCompleteCommit || s == TxnState::kCompleteAbort;
 }
 
 TxnMetadata aborting(const TxnMetadata& m, int64_t now_ms) {

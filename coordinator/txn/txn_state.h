@@ -26,6 +26,12 @@
 
 namespace strata::coordinator {
 
+// Whether a commit or abort is being written (its markers in flight).
+bool preparing(TxnState s);
+// The producer check every request of a producer makes first: another id
+// → INVALID_PRODUCER_ID_MAPPING, another epoch → PRODUCER_FENCED.
+TxnError check_producer(const TxnMetadata& m, int64_t producer_id, int16_t epoch);
+
 // What a request decides: an error, or (with kNone) the metadata to write —
 // nullopt when nothing changes and the answer can go at once.
 struct TxnDecision {

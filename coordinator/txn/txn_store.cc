@@ -5,12 +5,12 @@
 namespace strata::coordinator {
 namespace {
 
-std::string as_string(std::span<const std::byte> b) {
+std::string txn_string(std::span<const std::byte> b) {
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
 }
 
-std::span<const std::byte> as_bytes(const std::string& s) {
-  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+std::span<const std::byte> txn_bytes(const std::string& s) {
+  return std::txn_bytes(std::span<const char>(s.data(), s.size()));
 }
 
 // The view's key of a transactional id ("I" and the id: a view key may
@@ -27,7 +27,7 @@ Result<std::optional<LogView::KvOp>> map_record(std::span<const std::byte> key,
   STRATA_ASSIGN_OR_RETURN(auto id, decode_txn_key(key));
   if (!value) return std::optional<LogView::KvOp>(LogView::KvOp{view_key(id), std::nullopt});
   if (auto meta = decode_txn_value(*value); !meta) return meta.error();
-  return std::optional<LogView::KvOp>(LogView::KvOp{view_key(id), as_string(*value)});
+  return std::optional<LogView::KvOp>(LogView::KvOp{view_key(id), txn_string(*value)});
 }
 
 }  // namespace
@@ -38,7 +38,7 @@ TxnStateStore::TxnStateStore(replication::Partition& partition, index::IndexStor
 
 void TxnStateStore::write(const std::string& transactional_id, const TxnMetadata& meta,
                           std::function<void(Status)> done) {
-  view_.append({{as_string(encode_txn_key(transactional_id)), as_string(encode_txn_value(meta))}},
+  view_.append({{txn_string(encode_txn_key(transactional_id)), txn_string(encode_txn_value(meta))}},
                std::move(done));
 }
 
@@ -47,7 +47,7 @@ Result<std::vector<std::pair<std::string, TxnMetadata>>> TxnStateStore::all() co
   std::vector<std::pair<std::string, TxnMetadata>> out;
   out.reserve(rows.size());
   for (auto& [key, value] : rows) {
-    STRATA_ASSIGN_OR_RETURN(auto meta, decode_txn_value(as_bytes(value)));
+    STRATA_ASSIGN_OR_RETURN(auto meta, decode_txn_value(txn_bytes(value)));
     out.emplace_back(key.substr(1), std::move(meta));
   }
   return out;
