@@ -10,7 +10,7 @@ std::string txn_string(std::span<const std::byte> b) {
 }
 
 std::span<const std::byte> txn_bytes(const std::string& s) {
-  return std::txn_bytes(std::span<const char>(s.data(), s.size()));
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
 }
 
 // The view's key of a transactional id ("I" and the id: a view key may
