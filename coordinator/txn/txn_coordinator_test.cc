@@ -101,7 +101,7 @@ class TxnCoordinatorTest : public ::testing::Test {
   };
 
   ManualClock clock_{1'000'000};
-  testing::ManualTimers timers_{clock_};
+  strata::testing::ManualTimers timers_{clock_};
   FakeStore store_;
   std::unique_ptr<TxnCoordinator> tc_;
   int64_t next_pid_ = 5000;
