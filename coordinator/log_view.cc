@@ -81,9 +81,32 @@ Status LogView::apply(const std::vector<KvOp>& ops, Offset after) {
 void LogView::hold(int64_t producer_id, std::vector<KvOp> ops, std::vector<KvOp>& out) {
   auto& held = open_txns_[producer_id];
   for (auto& op : ops) {
-    out.push_back({held_key(producer_id, static_cast<uint32_t>(held.size())), encode_held(op)});
-    held.push_back(std::move(op));
+    uint32_t index = held.empty() ? 0 : held.rbegin()->first + 1;
+    out.push_back({held_key(producer_id, index), encode_held(op)});
+    held.emplace(index, std::move(op));
   }
+}
+
+void LogView::supersede(const std::vector<KvOp>& ops, std::vector<KvOp>& out) {
+  if (open_txns_.empty()) return;
+  for (const auto& op : ops) {
+    for (auto& [pid, held] : open_txns_) {
+      for (auto it = held.begin(); it != held.end();) {
+        if (it->second.key != op.key) {
+          ++it;
+          continue;
+        }
+        out.push_back({held_key(pid, it->first), std::nullopt});
+        it = held.erase(it);
+      }
+    }
+  }
+}
+
+void LogView::apply_plain(std::vector<KvOp> ops, std::vector<KvOp>& out) {
+  supersede(ops, out);
+  for (auto& op : ops)
+    out.push_back(std::move(op));
 }
 
 Status LogView::restore_held() {
@@ -94,8 +117,9 @@ Status LogView::restore_held() {
       return Error(Errc::kCorruption, topic_ + ": a held operation's key of the wrong size");
     }
     auto producer_id = static_cast<int64_t>(get_be(key, kHeldPrefix.size(), 8));
+    auto index = static_cast<uint32_t>(get_be(key, kHeldPrefix.size() + 8, 4));
     STRATA_ASSIGN_OR_RETURN(auto op, decode_held(value));
-    open_txns_[producer_id].push_back(std::move(op));
+    open_txns_[producer_id].emplace(index, std::move(op));
   }
   return ok_status();
 }
@@ -119,10 +143,10 @@ Status LogView::map_records(std::span<const std::byte> payload, const engine::Ba
 void LogView::end_transaction(int64_t producer_id, bool commit, std::vector<KvOp>& out) {
   auto it = open_txns_.find(producer_id);
   if (it == open_txns_.end()) return;
-  for (uint32_t i = 0; i < it->second.size(); ++i)
-    out.push_back({held_key(producer_id, i), std::nullopt});
+  for (const auto& [index, op] : it->second)
+    out.push_back({held_key(producer_id, index), std::nullopt});
   if (commit) {
-    for (auto& op : it->second)
+    for (auto& [index, op] : it->second)
       out.push_back(std::move(op));
   }
   open_txns_.erase(it);
@@ -150,7 +174,9 @@ Result<Offset> LogView::map_batches(const std::vector<SharedBytes>& slices, Offs
         payload = plain;
       }
       if (!h.transactional() || h.producer_id < 0) {
-        STRATA_TRY(map_records(payload, h, from, out));
+        std::vector<KvOp> ops;
+        STRATA_TRY(map_records(payload, h, from, ops));
+        apply_plain(std::move(ops), out);
         continue;
       }
       // A transaction's records wait for its marker.
@@ -208,10 +234,13 @@ void LogView::append(std::vector<Record> records, std::function<void(Status)> us
                     [this, ops, txn, done, alive = alive_](Result<replication::AppendResult> r) {
                       if (!*alive) return;
                       if (!r) return done(r.error());
-                      if (!txn) return done(apply(*ops, r->last_offset + 1));
-                      std::vector<KvOp> held;
-                      hold(txn->producer_id, std::move(*ops), held);
-                      done(apply(held, r->last_offset + 1));
+                      std::vector<KvOp> out;
+                      if (txn) {
+                        hold(txn->producer_id, std::move(*ops), out);
+                      } else {
+                        apply_plain(std::move(*ops), out);
+                      }
+                      done(apply(out, r->last_offset + 1));
                     });
 }
 
@@ -305,7 +334,7 @@ void LogView::replay(Offset next, Offset until, std::function<void(Status, Offse
 
 bool LogView::in_open_transaction(const std::string& key) const {
   for (const auto& [pid, ops] : open_txns_)
-    for (const auto& op : ops)
+    for (const auto& [index, op] : ops)
       if (op.key == key) return true;
   return false;
 }

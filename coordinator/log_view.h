@@ -78,7 +78,9 @@ class LogView {
   void append(std::vector<Record> records, std::function<void(Status)> done,
               std::optional<TxnProducer> txn = std::nullopt);
   // Appends a transaction marker (acks=all); a commit applies the
-  // producer's held-back records to the view.
+  // producer's held-back records to the view — those no later plain
+  // record of the same key superseded: as in Kafka, of a transactional and
+  // a plain write of one key, the one appended later wins.
   void append_marker(const engine::TxnMarker& marker, std::function<void(Status)> done);
 
   Result<std::optional<std::string>> get(const std::string& key) const;
@@ -98,6 +100,12 @@ class LogView {
   // Holds `ops` for `producer_id`'s open transaction: kept in open_txns_,
   // and their held copies added to `out`.
   void hold(int64_t producer_id, std::vector<KvOp> ops, std::vector<KvOp>& out);
+  // Drops the held operations of open transactions that `ops` (plain,
+  // appended after them) supersede, adding the removal of their held copies
+  // to `out`.
+  void supersede(const std::vector<KvOp>& ops, std::vector<KvOp>& out);
+  // `ops` of a plain record, and what they supersede, onto `out`.
+  void apply_plain(std::vector<KvOp> ops, std::vector<KvOp>& out);
   // open_txns_ from the held operations the view has.
   Status restore_held();
   // The operations of whole batches (`slices`, as a read returned them)
@@ -120,11 +128,12 @@ class LogView {
   uint64_t replayed_ = 0;
   uint64_t next_append_ = 0;
   std::map<uint64_t, std::function<void(Status)>> appending_;
-  // The operations of the open transactions, by producer id, in order: a
+  // The operations of the open transactions, by producer id and index (the
+  // order they were written in; a superseded one leaves a gap): a
   // copy of what the view holds for them (under keys of their own, written
   // with the applied offset like every operation), so neither a restart nor
   // a new leader reads their records again.
-  std::map<int64_t, std::vector<KvOp>> open_txns_;
+  std::map<int64_t, std::map<uint32_t, KvOp>> open_txns_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

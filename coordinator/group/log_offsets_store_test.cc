@@ -213,18 +213,41 @@ TEST_F(LogOffsetsStoreTest, TransactionalCommitsTakeEffectAtTheirCommitMarkerAnd
 TEST_F(LogOffsetsStoreTest, ARestartNeverReplaysWhatCameAfterAnOpenTransactionsFirstRecord) {
   append_txn(7, {commit("g", "t", 0, 100)});
   append_txn(8, {commit("g", "t", 1, 5)});  // open across everything below
-  append({commit("g", "t", 0, 7)});
+  append({commit("g", "t", 2, 7)});
   marker(7, /*commit=*/true);
   EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 100);
   close();
   open();
-  // Nothing is replayed: the plain commit of 7 does not come back over the
-  // transaction's 100, and producer 8's offsets are still held.
+  // Nothing is replayed, and producer 8's offsets are still held.
   EXPECT_EQ(store_->records_replayed(), 0u);
   EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 100);
+  EXPECT_EQ(store_->committed("g", "t", 2).value()->offset, 7);
   EXPECT_TRUE(store_->pending_transactional("g", "t", 1));
   marker(8, /*commit=*/true);
   EXPECT_EQ(store_->committed("g", "t", 1).value()->offset, 5);
+}
+
+// Kafka's rule for a partition's offset written both ways: the write
+// appended later wins, whichever transaction commits when.
+TEST_F(LogOffsetsStoreTest, OfATransactionalAndAPlainCommitTheOneAppendedLaterWins) {
+  append({commit("g", "t", 0, 5)});  // before the transaction's: it wins at the commit
+  append_txn(7, {commit("g", "t", 0, 10), commit("g", "t", 1, 11)});
+  append({commit("g", "t", 1, 3)});  // after the transaction's: it wins
+  EXPECT_TRUE(store_->pending_transactional("g", "t", 0));
+  EXPECT_FALSE(store_->pending_transactional("g", "t", 1));
+  EXPECT_EQ(store_->committed("g", "t", 1).value()->offset, 3);
+  // Across a restart too: the view keeps which held writes were superseded.
+  close();
+  open();
+  marker(7, /*commit=*/true);
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 10);
+  EXPECT_EQ(store_->committed("g", "t", 1).value()->offset, 3);
+  // And a rebuild from the log reaches the same view.
+  close();
+  std::filesystem::remove_all(dir_ / "index");
+  open();
+  EXPECT_EQ(store_->committed("g", "t", 0).value()->offset, 10);
+  EXPECT_EQ(store_->committed("g", "t", 1).value()->offset, 3);
 }
 
 }  // namespace
