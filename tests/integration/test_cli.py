@@ -263,11 +263,11 @@ class CliTest(unittest.TestCase):
         self.assertEqual(described["partitions"], ["ledger-cli-1"])
         pid = described["producer_id"]
         self.assertEqual(listed["cli-writer"]["producer_id"], pid)
-        out, _ = self.cli("--json", "txn", "producers", "ledger-cli", "--partition", "1")
+        out, _ = self.cli("--json", "producers", "-t", "ledger-cli", "--partition", "1")
         [producer] = json.loads(out)
         self.assertEqual(producer["producer_id"], pid)
         self.assertEqual(producer["current_txn_start_offset"], 0)
-        out, _ = self.cli("--json", "txn", "producers", "ledger-cli", "--partition", "0")
+        out, _ = self.cli("--json", "producers", "-t", "ledger-cli", "--partition", "0")
         self.assertEqual(json.loads(out)[0]["current_txn_start_offset"], -1)
 
         # The open transaction holds read_committed readers back until an
@@ -278,7 +278,7 @@ class CliTest(unittest.TestCase):
         self.cli("txn", "abort", "-t", "ledger-cli", "-p", "1", "--producer-id", str(pid),
                  "--producer-epoch", str(described["producer_epoch"]),
                  "--coordinator-epoch", str(max(producer["coordinator_epoch"], 0)))
-        out, _ = self.cli("--json", "txn", "producers", "ledger-cli", "--partition", "1")
+        out, _ = self.cli("--json", "producers", "-t", "ledger-cli", "--partition", "1")
         self.assertEqual(json.loads(out)[0]["current_txn_start_offset"], -1)
         # The aborted record is skipped; the committed ones stay.
         self.assertEqual(
@@ -294,7 +294,7 @@ class CliTest(unittest.TestCase):
         self.assertTrue({22, 24, 25, 26, 27, 28, 61, 65, 66} <= keys, sorted(keys))
         _, err = self.cli("txn", "describe", "nobody-here", expect=1)
         self.assertIn("transactional id 'nobody-here' does not exist", err)
-        _, err = self.cli("txn", "producers", "ledger-cli", "--partition", "7", expect=2)
+        _, err = self.cli("producers", "-t", "ledger-cli", "--partition", "7", expect=2)
         self.assertIn("no partition 7", err)
         _, err = self.cli("txn", "abort", "-t", "ledger-cli", "-p", "0", expect=2)
         self.assertEqual(len(err.strip().split("\n")), 1)
