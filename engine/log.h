@@ -303,7 +303,10 @@ class Log {
   // Both tables forget the batches (and aborted_ the transactions) at or
   // after `offset`; returns the committed table as the index stores it, for
   // the truncation's write.
-  std::vector<index::IndexStore::ProducerRecord> cut_producers(Offset offset);
+  Result<std::vector<index::IndexStore::ProducerRecord>> cut_producers(Offset offset);
+  // The states of producers `ids` as the log's batches below `until` make
+  // them (for those cut_producers could not derive from the tables).
+  Status rescan_producers(const std::vector<int64_t>& ids, Offset until);
   // Every aborted transaction this log knows (for a write that replaces them all).
   std::vector<index::AbortedEntry> aborted_records() const;
   std::vector<index::IndexStore::ProducerRecord> producer_records() const;

@@ -2,10 +2,13 @@
 // and the aborted transactions — loaded from the index at open, kept with
 // every committed batch and marker, cut with the log, expired; the answer
 // to a retried batch.
+#include <unordered_set>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "engine/log.h"
+#include "engine/segment_scanner.h"
 
 namespace strata::engine {
 
@@ -72,11 +75,52 @@ void Log::track_producer(const BatchHeader& h, std::span<const std::byte> bytes,
   }
 }
 
-std::vector<index::IndexStore::ProducerRecord> Log::cut_producers(Offset offset) {
+Result<std::vector<index::IndexStore::ProducerRecord>> Log::cut_producers(Offset offset) {
   producers_.drop_from(offset);
-  committed_producers_.drop_from(offset);
+  auto dropped = committed_producers_.drop_from(offset);
   aborted_.erase(aborted_.lower_bound(offset), aborted_.end());
+  if (!dropped.unknown.empty()) STRATA_TRY(rescan_producers(dropped.unknown, offset));
   return producer_records();
+}
+
+Status Log::rescan_producers(const std::vector<int64_t>& ids, Offset until) {
+  // Rare (a cut through more than five of one producer's batches or
+  // markers) and blocking: the log's batches below `until` are read from
+  // its start, and those of `ids` replayed into tables of their own.
+  std::unordered_set<int64_t> wanted(ids.begin(), ids.end());
+  ProducerStates rebuilt;
+  uint64_t bytes = 0;
+  for (auto& [base, seg] : segments_) {
+    if (base >= until) break;
+    SegmentScanner scanner(*seg->file, 0, seg->size, /*verify_crc=*/false);
+    while (true) {
+      STRATA_ASSIGN_OR_RETURN(auto batch, scanner.next());
+      if (!batch) break;
+      const auto& h = batch->header;
+      if (h.base_offset >= until) break;
+      bytes += batch->bytes.size();
+      if (!wanted.contains(h.producer_id)) continue;
+      if (!h.control()) {
+        rebuilt.apply(h, h.max_timestamp);
+        continue;
+      }
+      STRATA_ASSIGN_OR_RETURN(auto marker, read_marker(batch->bytes));
+      if (marker) rebuilt.apply_marker(*marker, h.base_offset, h.max_timestamp);
+    }
+  }
+  for (int64_t id : ids) {
+    const ProducerState* state = rebuilt.find(id);
+    for (auto* table : {&committed_producers_, &producers_}) {
+      if (state) {
+        table->put(id, *state);
+      } else {
+        table->erase(id);
+      }
+    }
+  }
+  spdlog::info("partition {}: {} producer(s) rebuilt from the log below {} ({} bytes read)",
+               options_.uid, ids.size(), until, bytes);
+  return ok_status();
 }
 
 std::vector<index::AbortedEntry> Log::aborted_records() const {

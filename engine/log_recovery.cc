@@ -309,7 +309,7 @@ Status Log::recover() {
   }
   // Entries, markers and producer batches beyond the end describe bytes
   // that are gone; the producers' states are stored as recovery left them.
-  auto producers = cut_producers(applied_.next_offset);
+  STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(applied_.next_offset));
   STRATA_TRY(idx.truncate(uid, applied_.next_offset, applied_, producers, aborted_records()));
   if (!trusted) {
     // What was scanned may so far be only in the page cache of a process that

@@ -93,7 +93,7 @@ Status Log::truncate_to(Offset offset) {
   applied_ = index::LogPoint{offset, seg->base, FilePos(*cut), max_ts, since_entry};
   // The producers' states and aborted transactions after the cut go in the
   // same synced write.
-  auto producers = cut_producers(offset);
+  STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(offset));
   STRATA_TRY(
       options_.index->truncate(options_.uid, offset, applied_, producers, aborted_records()));
   epochs_.erase(std::find_if(epochs_.begin(), epochs_.end(),
@@ -154,7 +154,7 @@ Status Log::restart_steps(Offset offset) {
   STRATA_TRY(segments_.at(offset)->file->sync_now());
   STRATA_TRY(dir_handle_->sync_now());
   dir_dirty_ = false;
-  auto producers = cut_producers(Offset(0));
+  STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(Offset(0)));
   STRATA_TRY(
       options_.index->truncate(options_.uid, Offset(0), applied_, producers, aborted_records()));
   epochs_.clear();

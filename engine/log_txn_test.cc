@@ -175,6 +175,35 @@ TEST_F(LogTxnTest, TruncatingAMarkerOpensItsTransactionAgainAndForgetsItsAbort) 
   EXPECT_EQ(lso(), log_->log_end_offset());
 }
 
+// The producer table keeps a producer's last five transactions: a cut
+// through more of them reads the rest from the log.
+TEST_F(LogTxnTest, TruncatingMoreThanTheKeptTransactionsReopensTheOneItCutInto) {
+  ASSERT_TRUE(open_log().ok());
+  ASSERT_TRUE(append(txn(7, 0, 0)).ok());  // 0-1
+  ASSERT_TRUE(end_txn(7, 0, true).ok());   // 2
+  ASSERT_TRUE(append(txn(7, 0, 2)).ok());  // 3-4: the transaction cut into
+  ASSERT_TRUE(append(txn(8, 0, 0)).ok());  // 5-6: where the cut falls
+  ASSERT_TRUE(end_txn(8, 0, true).ok());   // 7
+  ASSERT_TRUE(end_txn(7, 0, false).ok());  // 8
+  for (int i = 0; i < 6; ++i) {            // 9..26
+    ASSERT_TRUE(append(txn(7, 0, 4 + 2 * i)).ok());
+    ASSERT_TRUE(end_txn(7, 0, i % 2 == 0).ok());
+  }
+  ASSERT_TRUE(log_->truncate_to(Offset(5)).ok());
+  // Producer 7's transaction from 3 is open again; producer 8's is gone.
+  EXPECT_EQ(lso(), Offset(3));
+  EXPECT_TRUE(aborted().empty());
+  close_cleanly();
+  ASSERT_TRUE(open_log(/*clean_start=*/true).ok());
+  EXPECT_EQ(lso(), Offset(3));
+  // Its abort, written again (a follower refetching), lists it from its start.
+  ASSERT_TRUE(end_txn(7, 0, false).ok());  // 5
+  EXPECT_EQ(aborted(), (std::vector<AbortedTxn>{{7, Offset(3), Offset(5)}}));
+  EXPECT_EQ(lso(), log_->log_end_offset());
+  // The sequence goes on from the batch before the cut.
+  ASSERT_TRUE(append(txn(7, 0, 4)).ok());
+}
+
 TEST_F(LogTxnTest, AFollowerRecordsItsLeadersMarkers) {
   ASSERT_TRUE(open_log().ok());
   AppendOptions follower{.allow_control = true, .from_client = false, .keep_offsets = true};

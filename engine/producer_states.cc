@@ -215,11 +215,14 @@ Offset ProducerStates::last_stable_offset(Offset high_watermark) const {
   return lso;
 }
 
-std::vector<int64_t> ProducerStates::drop_from(Offset offset) {
-  std::vector<int64_t> changed;
+ProducerStates::Dropped ProducerStates::drop_from(Offset offset) {
+  Dropped dropped;
   for (auto it = states_.begin(); it != states_.end();) {
     ProducerState& s = it->second;
     bool cut = false;
+    // A full history that goes entirely: what came before it is unknown.
+    bool unknown = (s.batches.size() >= kKeptBatches && s.batches.front().base_offset >= offset) ||
+                   (s.txns.size() >= kKeptBatches && s.txns.front().marker_offset >= offset);
     while (!s.batches.empty() && s.batches.back().base_offset >= offset) {
       s.batches.pop_back();
       cut = true;
@@ -233,8 +236,9 @@ std::vector<int64_t> ProducerStates::drop_from(Offset offset) {
       s.txns.pop_back();
       cut = true;
     }
+    if (unknown) dropped.unknown.push_back(it->first);
     if (cut) {
-      changed.push_back(it->first);
+      dropped.changed.push_back(it->first);
       Offset last(-1);
       if (!s.batches.empty()) last = std::max(last, s.batches.back().last_offset);
       if (!s.txns.empty()) last = std::max(last, s.txns.back().marker_offset);
@@ -245,7 +249,7 @@ std::vector<int64_t> ProducerStates::drop_from(Offset offset) {
     bool empty = s.batches.empty() && s.txns.empty() && !s.txn_first_offset;
     it = empty ? states_.erase(it) : std::next(it);
   }
-  return changed;
+  return dropped;
 }
 
 std::vector<int64_t> ProducerStates::expire(TimestampMs now_ms, int64_t expiration_ms) {
@@ -265,6 +269,11 @@ std::vector<int64_t> ProducerStates::expire(TimestampMs now_ms, int64_t expirati
 void ProducerStates::put(int64_t producer_id, ProducerState state) {
   track_transactional(producer_id, state);
   states_[producer_id] = std::move(state);
+}
+
+void ProducerStates::erase(int64_t producer_id) {
+  states_.erase(producer_id);
+  transactional_.erase(producer_id);
 }
 
 void ProducerStates::track_transactional(int64_t id, const ProducerState& s) {

@@ -138,8 +138,15 @@ class ProducerStates {
   // truncated or rolled-back tail): a transaction whose marker goes is open
   // again if it began before `offset`; one that began at or after it is
   // gone. A producer left with no batch and no transaction is forgotten.
-  // Returns the producers changed.
-  std::vector<int64_t> drop_from(Offset offset);
+  // The table keeps only a producer's last kKeptBatches batches and
+  // transactions: one that loses all of a full history is `unknown` — what
+  // it held before `offset` is not here, and must be read from the log
+  // (Log::cut_producers does).
+  struct Dropped {
+    std::vector<int64_t> changed;
+    std::vector<int64_t> unknown;
+  };
+  Dropped drop_from(Offset offset);
 
   // Forgets producers whose last write is more than `expiration_ms` before
   // `now_ms` (producer.id.expiration.ms), except those with a transaction
@@ -148,6 +155,7 @@ class ProducerStates {
 
   const ProducerState* find(int64_t producer_id) const;
   void put(int64_t producer_id, ProducerState state);
+  void erase(int64_t producer_id);
   const std::unordered_map<int64_t, ProducerState>& all() const { return states_; }
   size_t size() const { return states_.size(); }
 

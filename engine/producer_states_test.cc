@@ -100,7 +100,7 @@ TEST(ProducerStatesTest, ATruncatedTailTakesItsBatchesAndEmptiedProducersAway) {
   s.apply(batch(7, 0, 0, 2, 10), 1);
   s.apply(batch(8, 0, 0, 2, 12), 1);
   s.apply(batch(7, 0, 2, 2, 14), 1);
-  auto changed = s.drop_from(Offset(12));
+  auto changed = s.drop_from(Offset(12)).changed;
   std::sort(changed.begin(), changed.end());
   EXPECT_EQ(changed, (std::vector<int64_t>{7, 8}));
   EXPECT_EQ(s.find(8), nullptr);
@@ -218,8 +218,9 @@ TEST(ProducerStatesTest, ATruncationThatCutsAMarkerOpensItsTransactionAgain) {
   s.apply_marker(marker(7, 0, false), Offset(22), 1);
   s.apply(txn_batch(7, 0, 4, 2, 30), 1);
 
-  auto changed = s.drop_from(Offset(21));  // the second marker and the third transaction go
-  EXPECT_EQ(changed, std::vector<int64_t>{7});
+  auto dropped = s.drop_from(Offset(21));  // the second marker and the third transaction go
+  EXPECT_EQ(dropped.changed, std::vector<int64_t>{7});
+  EXPECT_TRUE(dropped.unknown.empty());
   EXPECT_EQ(s.find(7)->txn_first_offset, Offset(20));
   EXPECT_EQ(s.find(7)->txns.size(), 1u);
   EXPECT_EQ(s.last_stable_offset(Offset(21)), Offset(20));
@@ -240,6 +241,26 @@ TEST(ProducerStatesTest, AProducerWithATransactionOpenDoesNotExpire) {
   EXPECT_EQ(s.expire(1'000'000, 10), std::vector<int64_t>{8});
   s.apply_marker(marker(7, 0, true), Offset(12), 2);
   EXPECT_EQ(s.expire(1'000'000, 10), std::vector<int64_t>{7});
+}
+
+TEST(ProducerStatesTest, ATruncationThatTakesAWholeFullHistoryLeavesTheProducerUnknown) {
+  ProducerStates s;
+  for (int i = 0; i < 6; ++i) {
+    s.apply(txn_batch(7, 0, 2 * i, 2, 10 * i), 1);
+    s.apply_marker(marker(7, 0, true), Offset(10 * i + 2), 1);
+  }
+  s.apply(batch(8, 0, 0, 2, 60), 1);
+  // Transactions 1-5 are the kept ones: a cut at 10 removes them all, and
+  // the table cannot tell where the producer stood before.
+  auto dropped = s.drop_from(Offset(10));
+  EXPECT_EQ(dropped.unknown, std::vector<int64_t>{7});
+  // A cut into the kept history is exact.
+  ProducerStates t;
+  for (int i = 0; i < 6; ++i) {
+    t.apply(txn_batch(7, 0, 2 * i, 2, 10 * i), 1);
+    t.apply_marker(marker(7, 0, true), Offset(10 * i + 2), 1);
+  }
+  EXPECT_TRUE(t.drop_from(Offset(21)).unknown.empty());
 }
 
 }  // namespace
