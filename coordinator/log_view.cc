@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/bytes.h"
 #include "engine/batch_builder.h"
 #include "engine/compression.h"
 
@@ -212,12 +213,9 @@ void LogView::append(std::vector<Record> records, std::function<void(Status)> us
   }
   engine::BatchBuilder b(options);
   for (auto& r : records) {
-    auto as_span = [](const std::string& s) {
-      return std::as_bytes(std::span<const char>(s.data(), s.size()));
-    };
     std::optional<std::span<const std::byte>> value;
-    if (r.value) value = as_span(*r.value);
-    auto op = map_(as_span(r.key), value);
+    if (r.value) value = bytes_of(*r.value);
+    auto op = map_(bytes_of(r.key), value);
     if (!op) return done(op.error());
     if (*op) ops->push_back(std::move(**op));
     engine::RecordSpec spec;

@@ -475,14 +475,16 @@ Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point
       wb.Put(producer_cf_, slice(producer_key(uid, id)), slice(state));
   }
   STRATA_TRY(put_marker(wb, uid, kApplied, point));
-  wb.DeleteRange(aborted_cf_, slice(aborted_key(uid, from)), slice(keys::prefix_end(uid)));
   if (aborted) {
+    // All of them replaced (those at or after the cut dropped).
     wb.DeleteRange(aborted_cf_, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
     for (const auto& a : *aborted) {
       if (a.last_offset < from) {
         wb.Put(aborted_cf_, slice(aborted_key(uid, a.last_offset)), slice(encode_aborted(a)));
       }
     }
+  } else {
+    wb.DeleteRange(aborted_cf_, slice(aborted_key(uid, from)), slice(keys::prefix_end(uid)));
   }
   wb.DeleteRange(offset_cf_, slice(keys::offset_key(uid, from)), slice(keys::prefix_end(uid)));
   STRATA_TRY(delete_time_entries(wb, uid, from, true));

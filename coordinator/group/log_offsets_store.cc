@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/big_endian.h"
+#include "base/bytes.h"
 
 namespace strata::coordinator {
 namespace {
@@ -33,20 +34,12 @@ std::string group_key(std::string_view group) {
   return "G" + std::string(group);
 }
 
-std::string as_string(const std::vector<std::byte>& b) {
-  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
-}
-
-std::span<const std::byte> as_bytes(const std::string& s) {
-  return std::as_bytes(std::span<const char>(s.data(), s.size()));
-}
-
 // Decodes the stored value of an offset key back into a record.
 Result<CommittedOffset> decode_offset_value(const std::string& value) {
   GroupRecord probe;
   probe.kind = GroupRecord::Kind::kOffset;
   auto key = encode_key(probe);
-  STRATA_ASSIGN_OR_RETURN(auto r, decode_record(key, as_bytes(value)));
+  STRATA_ASSIGN_OR_RETURN(auto r, decode_record(key, bytes_of(value)));
   if (!r || !r->offset) return Error(Errc::kCorruption, "stored offset is not an offset");
   return *r->offset;
 }
@@ -64,7 +57,7 @@ LogOffsetsStore::LogOffsetsStore(replication::Partition& partition, index::Index
                                   : group_key(r->group);
               auto v = encode_value(*r);
               return std::optional<LogView::KvOp>(LogView::KvOp{
-                  std::move(k), v ? std::optional<std::string>(as_string(*v)) : std::nullopt});
+                  std::move(k), v ? std::optional<std::string>(string_of(*v)) : std::nullopt});
             }) {}
 
 namespace {
@@ -74,8 +67,8 @@ std::vector<LogView::Record> as_records(const std::vector<GroupRecord>& records)
   out.reserve(records.size());
   for (const auto& r : records) {
     auto value = encode_value(r);
-    out.push_back({as_string(encode_key(r)),
-                   value ? std::optional<std::string>(as_string(*value)) : std::nullopt});
+    out.push_back({string_of(encode_key(r)),
+                   value ? std::optional<std::string>(string_of(*value)) : std::nullopt});
   }
   return out;
 }
@@ -136,7 +129,7 @@ Result<std::vector<std::pair<std::string, std::optional<StoredGroup>>>> LogOffse
     probe.kind = GroupRecord::Kind::kGroup;
     probe.group = group;
     auto k = encode_key(probe);
-    STRATA_ASSIGN_OR_RETURN(auto r, decode_record(k, as_bytes(value)));
+    STRATA_ASSIGN_OR_RETURN(auto r, decode_record(k, bytes_of(value)));
     if (r && r->metadata) found[group] = r->metadata;
   }
   STRATA_ASSIGN_OR_RETURN(auto offsets, view_.scan("O"));

@@ -1,17 +1,10 @@
 #include "coordinator/txn/txn_store.h"
 
+#include "base/bytes.h"
 #include "coordinator/txn/txn_records.h"
 
 namespace strata::coordinator {
 namespace {
-
-std::string txn_string(std::span<const std::byte> b) {
-  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
-}
-
-std::span<const std::byte> txn_bytes(const std::string& s) {
-  return std::as_bytes(std::span<const char>(s.data(), s.size()));
-}
 
 // The view's key of a transactional id ("I" and the id: a view key may
 // not start with byte 0x01).
@@ -27,7 +20,7 @@ Result<std::optional<LogView::KvOp>> map_record(std::span<const std::byte> key,
   STRATA_ASSIGN_OR_RETURN(auto id, decode_txn_key(key));
   if (!value) return std::optional<LogView::KvOp>(LogView::KvOp{view_key(id), std::nullopt});
   if (auto meta = decode_txn_value(*value); !meta) return meta.error();
-  return std::optional<LogView::KvOp>(LogView::KvOp{view_key(id), txn_string(*value)});
+  return std::optional<LogView::KvOp>(LogView::KvOp{view_key(id), string_of(*value)});
 }
 
 }  // namespace
@@ -38,7 +31,7 @@ TxnStateStore::TxnStateStore(replication::Partition& partition, index::IndexStor
 
 void TxnStateStore::write(const std::string& transactional_id, const TxnMetadata& meta,
                           std::function<void(Status)> done) {
-  view_.append({{txn_string(encode_txn_key(transactional_id)), txn_string(encode_txn_value(meta))}},
+  view_.append({{string_of(encode_txn_key(transactional_id)), string_of(encode_txn_value(meta))}},
                std::move(done));
 }
 
@@ -47,7 +40,7 @@ Result<std::vector<std::pair<std::string, TxnMetadata>>> TxnStateStore::all() co
   std::vector<std::pair<std::string, TxnMetadata>> out;
   out.reserve(rows.size());
   for (auto& [key, value] : rows) {
-    STRATA_ASSIGN_OR_RETURN(auto meta, decode_txn_value(txn_bytes(value)));
+    STRATA_ASSIGN_OR_RETURN(auto meta, decode_txn_value(bytes_of(value)));
     out.emplace_back(key.substr(1), std::move(meta));
   }
   return out;
