@@ -270,7 +270,8 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
   }
   if (options.keep_offsets) {
     // The leader's batch as it wrote it: its offsets continue this log.
-    if (header.base_offset != next_offset_) {
+    // At or beyond the log end: a compacted leader's log has holes.
+    if (header.base_offset < next_offset_) {
       return Error(Errc::kInvalidArgument,
                    fmt::format("a follower's batch at offset {} does not continue the log at {}",
                                header.base_offset, next_offset_));
@@ -406,6 +407,7 @@ bool Log::track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
   applied_.bytes_since_entry += h.total_size();
   track_epoch(h, update);
   track_producer(h, bytes, update);
+  track_keys(h, bytes, update);
   applied_.max_timestamp = std::max(applied_.max_timestamp, h.max_timestamp);
   seg.meta.max_timestamp = std::max(seg.meta.max_timestamp, h.max_timestamp);
   applied_.next_offset = h.next_offset();

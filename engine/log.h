@@ -32,6 +32,7 @@
 #include "base/ids.h"
 #include "base/result.h"
 #include "base/shared_bytes.h"
+#include "engine/log_cleaner.h"
 #include "engine/producer_states.h"
 #include "engine/record_batch.h"
 #include "engine/segment.h"
@@ -70,8 +71,8 @@ struct AppendOptions {
   bool allow_control = false;  // control batches: the broker's markers, a leader's copied
   bool from_client = true;     // require baseOffset 0
   // A follower's append of its leader's batch: the batch keeps the leader's
-  // base offset (which must be this log's end), leader epoch and timestamps
-  // (no clock check: the leader accepted them). Validated like any other.
+  // base offset (at or beyond this log's end: a compacted log has holes), leader epoch and
+  // timestamps (no clock check: the leader accepted them). Validated like any other.
   bool keep_offsets = false;
 };
 
@@ -199,6 +200,47 @@ class Log {
   // it, or the new empty one. kInvalidArgument while appends are in flight.
   Status restart_at(Offset offset);
 
+  // Compaction (engine/log_compaction.cc; the cleaning itself is
+  // log_cleaner.h's). On cleanup.policy=compact topics every committed
+  // record with a key is entered in the index's key map.
+  //
+  // What a cleaning could take now: the closed segments wholly below
+  // `stable` (the high watermark or the last stable offset, whichever is
+  // lower; the durable offset caps it too) whose records are all older
+  // than min.compaction.lag.ms, and how much of them is dirty (not yet
+  // cleaned).
+  struct Cleanable {
+    Offset end;  // the cleanable segments end here (the log start: none)
+    uint64_t clean_bytes = 0;
+    uint64_t dirty_bytes = 0;
+    // Whether the oldest dirty segment outlived max.compaction.lag.ms.
+    bool overdue = false;
+    double dirty_ratio() const {
+      uint64_t total = clean_bytes + dirty_bytes;
+      return total == 0 ? 0.0 : static_cast<double>(dirty_bytes) / static_cast<double>(total);
+    }
+  };
+  Cleanable cleanable(Offset stable) const;
+  // The next cleaning, when one is due (min.cleanable.dirty.ratio reached,
+  // or max.compaction.lag.ms passed; any dirty bytes at all with `force`)
+  // and none is in flight. The log counts it in flight until
+  // finish_cleaning.
+  std::optional<CleaningPlan> plan_cleaning(Offset stable, bool force = false);
+  // Installs a cleaning's result (or records its failure) on the log's
+  // shard: the cleaned files replace the planned segments — unless the log
+  // changed under the plan (a truncation, retention, another cleaning), in
+  // which case the result is dropped (false). See log_cleaner.h and
+  // ARCHITECTURE.md for the order of the swap and what recovery completes.
+  Result<bool> finish_cleaning(const CleaningPlan& plan, Result<CleaningResult> result);
+  bool cleaning() const { return cleaning_; }
+  const index::CompactionState& compaction_state() const { return compaction_; }
+  // The last cleaning's outcome, for `strata topic describe` ("" if none).
+  const std::string& last_cleaning() const { return last_cleaning_; }
+  // Whether the log is alive (for work that finishes on its shard later).
+  std::weak_ptr<bool> alive_token() const { return alive_; }
+  io::FileSystem& file_system() const { return *options_.fs; }
+  index::IndexStore& index_store() const { return *options_.index; }
+
   // The leader epochs of the log's batches, each with the offset it begins.
   const std::map<int32_t, Offset>& leader_epochs() const { return epochs_; }
   // Kafka's epoch lookup (KIP-101/279) for a follower whose last epoch is
@@ -296,6 +338,14 @@ class Log {
   Status load_producers();
   // Loads the stored aborted transactions (as of the stored applied marker).
   Status load_aborted();
+  // Enters the keys of a committed batch's records in the key map
+  // (compacted topics only).
+  void track_keys(const BatchHeader& h, std::span<const std::byte> bytes,
+                  index::IndexStore::Update& update);
+  // Completes a cleaning a crash interrupted after its `.swap` files were
+  // written (recovery), and removes `.cleaned` files; returns the lowest
+  // base whose index must be derived again (nullopt: none).
+  Result<std::optional<Offset>> finish_interrupted_cleaning(std::vector<std::string>& names);
   // Records an idempotent batch or a transaction marker (`bytes`: the whole
   // batch) now committed in committed_producers_, aborted_ and `update`.
   void track_producer(const BatchHeader& h, std::span<const std::byte> bytes,
@@ -369,6 +419,10 @@ class Log {
   size_t write_backs_in_flight_ = 0;  // their files must stay open: no truncation meanwhile
   bool closing_ = false;
   std::optional<FlushCallback> close_done_;
+
+  index::CompactionState compaction_;
+  bool cleaning_ = false;
+  std::string last_cleaning_;
 
   RecoveryReport recovery_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -41,6 +41,9 @@ Status Log::recover() {
   STRATA_ASSIGN_OR_RETURN(auto dir_file, fs.open_dir(dir));
   dir_handle_ = std::move(dir_file);
   STRATA_ASSIGN_OR_RETURN(auto names, fs.list(dir));
+  // A cleaning a crash interrupted: finished if it committed (its index is
+  // derived again below), dropped if not.
+  STRATA_ASSIGN_OR_RETURN(std::optional<Offset> cleaned_from, finish_interrupted_cleaning(names));
   std::vector<Offset> bases;
   for (const auto& name : names) {
     if (auto base = parse_segment_file_name(name)) {
@@ -91,6 +94,8 @@ Status Log::recover() {
       without_meta.insert(base);
     }
   }
+  // Derived again like a segment without meta: the scan starts there.
+  if (cleaned_from) without_meta.insert(*cleaned_from);
 
   // Where to start scanning.
   STRATA_ASSIGN_OR_RETURN(auto applied, idx.applied(uid));
@@ -169,6 +174,8 @@ Status Log::recover() {
   }
   applied_ = *start;
   recovery_.scanned = !trusted;
+  // After the repair's cut: the keys the scan enters carry its generation.
+  STRATA_ASSIGN_OR_RETURN(compaction_, idx.compaction_state(uid));
   STRATA_TRY(load_epochs(applied_.next_offset));
 
   // Scan forward from the start, re-deriving index entries.
@@ -180,11 +187,17 @@ Status Log::recover() {
   for (auto it = segments_.find(start->segment); it != segments_.end(); ++it) {
     auto& seg = *it->second;
     uint64_t pos = seg.base == start->segment ? start->position.value() : 0;
-    if (pos == 0 && seg.base < applied_.next_offset && it != segments_.begin()) {
-      recovery_.defect =
-          Error(Errc::kCorruption, fmt::format("segment {} overlaps the offsets before it (next "
-                                               "offset {})",
-                                               seg.base, applied_.next_offset));
+    // A segment is named for the end of the one before it (compaction keeps
+    // each segment's last batch): a later name means the bytes before it
+    // were lost — a later segment's sync (started by a roll) completed
+    // while the tail of the one before it was still unsynced when the
+    // power went — and an earlier one overlapping bytes.
+    if (pos == 0 && it != segments_.begin() && seg.base != applied_.next_offset &&
+        (seg.base < applied_.next_offset || seg.size > 0)) {
+      recovery_.defect = Error(Errc::kCorruption,
+                               fmt::format("segment {} does not begin where the log before it ends "
+                                           "(offset {})",
+                                           seg.base, applied_.next_offset));
       cut_segment = seg.base;
       cut_position = 0;
       break;
@@ -195,15 +208,13 @@ Status Log::recover() {
     while (true) {
       STRATA_ASSIGN_OR_RETURN(auto batch, scanner.next());
       if (!batch) break;
-      if (batch->header.base_offset != applied_.next_offset) {
-        // Below: overlapping bytes. Above: the bytes before it were lost —
-        // a later segment's sync (started by a roll) completed while the
-        // tail of the one before it was still unsynced when the power went.
-        // Offsets in a Strata log are contiguous (no compaction yet), so
-        // what follows a hole is cut, like any torn tail.
+      if (batch->header.base_offset < applied_.next_offset) {
+        // Overlapping bytes. Offsets above the expected one are a hole
+        // compaction left (or a follower copied from its leader); a torn
+        // write inside a segment fails the batch checks instead.
         defect = Error(Errc::kCorruption,
-                       fmt::format("batch at position {} of segment {} has offset {}, not the "
-                                   "expected {}",
+                       fmt::format("batch at position {} of segment {} has offset {}, below "
+                                   "the expected {}",
                                    batch->position, seg.base, batch->header.base_offset,
                                    applied_.next_offset));
         valid_end = batch->position;
@@ -311,6 +322,7 @@ Status Log::recover() {
   // that are gone; the producers' states are stored as recovery left them.
   STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(applied_.next_offset));
   STRATA_TRY(idx.truncate(uid, applied_.next_offset, applied_, producers, aborted_records()));
+  STRATA_ASSIGN_OR_RETURN(compaction_, idx.compaction_state(uid));
   if (!trusted) {
     // What was scanned may so far be only in the page cache of a process that
     // crashed; make it durable before calling it the recovery point.

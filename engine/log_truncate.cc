@@ -41,21 +41,29 @@ Status Log::truncate_to(Offset offset) {
     pos = entry->position.value();
     max_ts = entry->max_timestamp_before;
   }
+  // Compaction leaves holes in the offsets: the cut falls at the first
+  // batch at or after `offset`, or at the end of the segment's batches,
+  // unless a batch holds `offset` after its first offset.
   uint64_t since_entry = 0;
   std::optional<uint64_t> cut;
+  bool inside_batch = false;
   SegmentScanner scanner(*seg->file, pos, seg->size, /*verify_crc=*/false);
   while (!cut) {
     STRATA_ASSIGN_OR_RETURN(auto batch, scanner.next());
     if (!batch) break;
     const auto& h = batch->header;
-    if (h.base_offset == offset) {
+    if (h.base_offset >= offset) {
       cut = batch->position;
-    } else if (h.base_offset > offset || h.last_offset() >= offset) {
+    } else if (h.last_offset() >= offset) {
+      inside_batch = true;
       break;
     } else {
       max_ts = std::max(max_ts, h.max_timestamp);
       since_entry += h.total_size();
     }
+  }
+  if (!cut && !inside_batch && !scanner.defect() && scanner.position() == seg->size) {
+    cut = seg->size;
   }
   if (!cut) {
     return Error(
@@ -96,6 +104,7 @@ Status Log::truncate_to(Offset offset) {
   STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(offset));
   STRATA_TRY(
       options_.index->truncate(options_.uid, offset, applied_, producers, aborted_records()));
+  STRATA_ASSIGN_OR_RETURN(compaction_, options_.index->compaction_state(options_.uid));
   epochs_.erase(std::find_if(epochs_.begin(), epochs_.end(),
                              [offset](const auto& e) { return e.second >= offset; }),
                 epochs_.end());
@@ -157,6 +166,7 @@ Status Log::restart_steps(Offset offset) {
   STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(Offset(0)));
   STRATA_TRY(
       options_.index->truncate(options_.uid, Offset(0), applied_, producers, aborted_records()));
+  STRATA_ASSIGN_OR_RETURN(compaction_, options_.index->compaction_state(options_.uid));
   epochs_.clear();
   last_entry_.reset();
   for (const auto& seg : old) {

@@ -175,7 +175,7 @@ const std::vector<Setting>& settings() {
               "zstd level (-131072 to 22) when compression.type is zstd",
               &TopicConfig::compression_zstd_level, -131072, 22),
       integer("delete.retention.ms", "long",
-              "how long tombstones stay readable in a compacted topic (stored; no cleaner yet)",
+              "how long a tombstone stays after the first cleaning that saw it",
               &TopicConfig::delete_retention_ms, 0),
       choice<Durability>("durability",
                          "fsync: acks=all waits for fdatasync; replicated: acks=all waits for the "
@@ -200,7 +200,7 @@ const std::vector<Setting>& settings() {
                          "replicas throttled on the leader side (stored; no replication yet)",
                          &TopicConfig::leader_replication_throttled_replicas),
       integer("max.compaction.lag.ms", "long",
-              "longest a record may stay uncompacted (stored; no cleaner yet)",
+              "longest a record may stay uncompacted: its log is cleaned whatever its dirty ratio",
               &TopicConfig::max_compaction_lag_ms, 1),
       integer("max.message.bytes", "int", "largest record batch accepted, in bytes",
               &TopicConfig::max_message_bytes, 0),
@@ -232,16 +232,14 @@ const std::vector<Setting>& settings() {
                             {{"CreateTime", TimestampType::kCreateTime},
                              {"LogAppendTime", TimestampType::kLogAppendTime}}),
       {{"min.cleanable.dirty.ratio", "double",
-        "share of a log's bytes that must be uncompacted before cleaning (stored; no cleaner "
-        "yet)"},
+        "share of a log's cleanable bytes that must be uncleaned before it is cleaned"},
        [](TopicConfig& c, std::string_view v) -> Status {
          STRATA_ASSIGN_OR_RETURN(c.min_cleanable_dirty_ratio,
                                  parse_config_double("min.cleanable.dirty.ratio", v, 0, 1));
          return ok_status();
        },
        [](const TopicConfig& c) { return format_config_double(c.min_cleanable_dirty_ratio); }},
-      integer("min.compaction.lag.ms", "long",
-              "shortest time a record stays uncompacted (stored; no cleaner yet)",
+      integer("min.compaction.lag.ms", "long", "shortest time a record stays uncompacted",
               &TopicConfig::min_compaction_lag_ms, 0),
       integer("min.insync.replicas", "int",
               "replicas that must hold an acks=all batch (stored; no replication yet)",

@@ -19,6 +19,7 @@ namespace {
 constexpr char kApplied = 'A';
 constexpr char kRecoveryPoint = 'R';
 constexpr char kSegmentMeta = 'S';
+constexpr char kCompaction = 'K';
 constexpr size_t kLogPointSize = 40;
 constexpr size_t kSegmentMetaSize = 16;
 
@@ -58,6 +59,12 @@ std::string encode_aborted(const AbortedEntry& e) {
   keys::append_u64(v, keys::flip(e.producer_id));
   keys::append_u64(v, keys::flip(e.first_offset.value()));
   return v;
+}
+
+std::string key_map_key(PartitionUid uid, uint64_t hash) {
+  std::string k = keys::prefix(uid);
+  keys::append_u64(k, hash);
+  return k;
 }
 
 std::string encode_offset(Offset o) {
@@ -160,9 +167,12 @@ void IndexStore::Update::set_producer(int64_t producer_id, std::optional<std::st
 void IndexStore::Update::add_aborted(const AbortedEntry& entry) {
   aborted_.push_back(entry);
 }
+void IndexStore::Update::put_key(uint64_t hash, KeyEntry entry) {
+  keys_.emplace_back(hash, std::move(entry));
+}
 bool IndexStore::Update::empty() const {
   return entries_.empty() && !applied_ && segments_.empty() && epochs_.empty() &&
-         producers_.empty() && aborted_.empty();
+         producers_.empty() && aborted_.empty() && keys_.empty();
 }
 
 Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path& dir,
@@ -196,6 +206,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
       {"producer_state", cf_options},
       {"aborted_txns", cf_options},
       {"txn_state", cf_options},
+      {"compaction_keys", cf_options},
   };
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(db_options, dir.string(), cfs, &store->handles_, &db);
@@ -209,6 +220,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   store->producer_cf_ = store->handles_[6];
   store->aborted_cf_ = store->handles_[7];
   store->txn_cf_ = store->handles_[8];
+  store->keys_cf_ = store->handles_[9];
   return store;
 }
 
@@ -245,6 +257,8 @@ Status IndexStore::write(const Update& update) {
   }
   for (const auto& e : update.aborted_)
     wb.Put(aborted_cf_, slice(aborted_key(update.uid_, e.last_offset)), slice(encode_aborted(e)));
+  for (const auto& [hash, entry] : update.keys_)
+    wb.Put(keys_cf_, slice(key_map_key(update.uid_, hash)), slice(encode_key_entry(entry)));
   if (update.applied_) STRATA_TRY(put_marker(wb, update.uid_, kApplied, *update.applied_));
   for (const auto& [segment, meta] : update.segments_) {
     wb.Put(applied_cf_, slice(segment_meta_key(update.uid_, segment)),
@@ -469,6 +483,13 @@ Status IndexStore::truncate(PartitionUid uid, Offset from, const LogPoint& point
                             const std::optional<std::vector<AbortedEntry>>& aborted) {
   rocksdb::WriteBatch wb;
   STRATA_TRY(trim_epochs(wb, uid, from, true));
+  STRATA_ASSIGN_OR_RETURN(auto applied_before, get_marker(uid, kApplied));
+  if (applied_before && from < applied_before->next_offset) {
+    STRATA_ASSIGN_OR_RETURN(auto state, compaction_state(uid));
+    state.cut(from);
+    wb.Put(applied_cf_, slice(keys::marker_key(uid, kCompaction)),
+           slice(encode_compaction_state(state)));
+  }
   if (producers) {
     wb.DeleteRange(producer_cf_, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
     for (const auto& [id, state] : *producers)
@@ -516,10 +537,73 @@ Status IndexStore::drop_before(PartitionUid uid, Offset before) {
 Status IndexStore::drop_partition(PartitionUid uid) {
   rocksdb::WriteBatch wb;
   for (auto* cf : {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_,
-                   aborted_cf_, txn_cf_}) {
+                   aborted_cf_, txn_cf_, keys_cf_}) {
     wb.DeleteRange(cf, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
   }
   return commit(wb, Durability::kSynced, "drop partition");
+}
+
+Result<std::optional<KeyEntry>> IndexStore::key_entry(PartitionUid uid, uint64_t hash) const {
+  std::string value;
+  auto s = db_->Get(rocksdb::ReadOptions(), keys_cf_, slice(key_map_key(uid, hash)), &value);
+  if (s.IsNotFound()) return std::optional<KeyEntry>();
+  if (!s.ok()) return db_error(s, "key map get");
+  STRATA_ASSIGN_OR_RETURN(auto e, decode_key_entry(value));
+  return std::optional<KeyEntry>(std::move(e));
+}
+
+Result<uint64_t> IndexStore::key_count(PartitionUid uid) const {
+  uint64_t n = 0;
+  STRATA_TRY(scan_partition(keys_cf_, uid, "key map", [&](auto, auto) {
+    ++n;
+    return ok_status();
+  }));
+  return n;
+}
+
+Result<CompactionState> IndexStore::compaction_state(PartitionUid uid) const {
+  std::string value;
+  auto s = db_->Get(rocksdb::ReadOptions(), applied_cf_, slice(keys::marker_key(uid, kCompaction)),
+                    &value);
+  if (s.IsNotFound()) return CompactionState{};
+  if (!s.ok()) return db_error(s, "compaction state get");
+  return decode_compaction_state(value);
+}
+
+Status IndexStore::install_cleaned(PartitionUid uid, const Cleaned& c) {
+  rocksdb::WriteBatch wb;
+  // The time entries of the range, found through the offset entries (both
+  // indexes hold the same entries).
+  {
+    std::string lower = keys::offset_key(uid, c.from), upper = keys::offset_key(uid, c.to);
+    rocksdb::Slice upper_slice(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_upper_bound = &upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, offset_cf_));
+    for (it->Seek(slice(lower)); it->Valid(); it->Next()) {
+      STRATA_ASSIGN_OR_RETURN(IndexEntry e, decode_offset_entry(it->key(), it->value()));
+      wb.Delete(time_cf_, slice(keys::time_key(uid, e.max_timestamp_before, e.offset)));
+    }
+    if (!it->status().ok()) return db_error(it->status(), "cleaned range scan");
+  }
+  wb.DeleteRange(offset_cf_, slice(keys::offset_key(uid, c.from)),
+                 slice(keys::offset_key(uid, c.to)));
+  for (const auto& e : c.entries) {
+    wb.Put(offset_cf_, slice(keys::offset_key(uid, e.offset)), slice(encode_offset_value(e)));
+    wb.Put(time_cf_, slice(keys::time_key(uid, e.max_timestamp_before, e.offset)),
+           slice(encode_time_value(e)));
+  }
+  for (Offset base : c.removed_segments)
+    wb.Delete(applied_cf_, slice(segment_meta_key(uid, base)));
+  for (const auto& [base, meta] : c.segments)
+    wb.Put(applied_cf_, slice(segment_meta_key(uid, base)), slice(encode_segment_meta(meta)));
+  wb.Put(applied_cf_, slice(keys::marker_key(uid, kCompaction)),
+         slice(encode_compaction_state(c.state)));
+  for (const auto& [hash, offset] : c.dropped_keys) {
+    STRATA_ASSIGN_OR_RETURN(auto entry, key_entry(uid, hash));
+    if (entry && entry->offset == offset) wb.Delete(keys_cf_, slice(key_map_key(uid, hash)));
+  }
+  return commit(wb, Durability::kSynced, "install cleaned");
 }
 
 Status IndexStore::view_apply(View view, PartitionUid uid, Offset applied_next,
@@ -602,7 +686,7 @@ Status IndexStore::flush() {
   // Every view: a clean-shutdown marker written after this makes recovery
   // trust all of them without a scan.
   auto s = db_->Flush(fo, {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_,
-                           aborted_cf_, txn_cf_});
+                           aborted_cf_, txn_cf_, keys_cf_});
   if (!s.ok()) return db_error(s, "flush");
   return ok_status();
 }

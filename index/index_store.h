@@ -16,6 +16,10 @@
 //   txn_state     (partition uid, key) -> value: the transaction
 //                  coordinator's view of a __transaction_state partition
 //                  (View::kTransactions)
+//   compaction_keys (partition uid, key hash) -> the key's latest record
+//                  (index/compaction_state.h), kept on compacted topics as
+//                  of the applied marker; the partition's CompactionState
+//                  sits in `applied` (kind K)
 // Keys are big-endian so key order is numeric order. Both indexes hold the
 // same sparse entries: one per index.interval.bytes appended and one at the
 // first batch of every segment. An entry says "the batch at `offset` starts
@@ -42,6 +46,7 @@
 
 #include "base/ids.h"
 #include "base/result.h"
+#include "index/compaction_state.h"
 
 namespace rocksdb {
 class DB;
@@ -136,6 +141,8 @@ class IndexStore {
     void set_producer(int64_t producer_id, std::optional<std::string> state);
     // A transaction aborted by the marker at `entry.last_offset`.
     void add_aborted(const AbortedEntry& entry);
+    // The latest record of the key whose hash is `hash` (compacted topics).
+    void put_key(uint64_t hash, KeyEntry entry);
     bool empty() const;
 
    private:
@@ -147,6 +154,7 @@ class IndexStore {
     std::vector<EpochEntry> epochs_;
     std::vector<std::pair<int64_t, std::optional<std::string>>> producers_;
     std::vector<AbortedEntry> aborted_;
+    std::vector<std::pair<uint64_t, KeyEntry>> keys_;
   };
 
   Status write(const Update& update);
@@ -175,6 +183,30 @@ class IndexStore {
   // The partition's aborted transactions in marker-offset order.
   Result<std::vector<AbortedEntry>> aborted_txns(PartitionUid uid) const;
 
+  // The key map's entry for `hash`, if any (compacted topics).
+  Result<std::optional<KeyEntry>> key_entry(PartitionUid uid, uint64_t hash) const;
+  // The number of key-map entries of a partition (tests, tools; scans them all).
+  Result<uint64_t> key_count(PartitionUid uid) const;
+  // The partition's compaction state (a default one if none was written).
+  Result<CompactionState> compaction_state(PartitionUid uid) const;
+
+  // A cleaning's result for the offsets [from, to): the offset and time
+  // entries there are replaced by `entries`, the metas of
+  // `removed_segments` dropped and those of `segments` set, the compaction
+  // state replaced, and the key-map entries of the removed tombstones
+  // (`dropped_keys`: hash and offset) deleted where they still name that
+  // offset. Durable when it returns.
+  struct Cleaned {
+    Offset from;
+    Offset to;
+    std::vector<IndexEntry> entries;
+    std::vector<std::pair<Offset, SegmentMeta>> segments;
+    std::vector<Offset> removed_segments;
+    CompactionState state;
+    std::vector<std::pair<uint64_t, Offset>> dropped_keys;
+  };
+  Status install_cleaned(PartitionUid uid, const Cleaned& cleaned);
+
   // Removes the entries with offset >= `from`, the metas of segments based
   // above it, the epochs starting at or after it and the aborted
   // transactions whose marker is at or after it, sets the applied marker
@@ -183,7 +215,8 @@ class IndexStore {
   // cut), and `aborted` every aborted transaction: this write goes through
   // the WAL while the ones before it may not have, and producer states that
   // survive a crash without the aborted transactions they ended would hide
-  // those from a later rescan. Durable when it returns.
+  // those from a later rescan. A cut below the applied marker also cuts
+  // the key map (CompactionState::cut). Durable when it returns.
   Status truncate(PartitionUid uid, Offset from, const LogPoint& point,
                   const std::optional<std::vector<ProducerRecord>>& producers = std::nullopt,
                   const std::optional<std::vector<AbortedEntry>>& aborted = std::nullopt);
@@ -250,6 +283,7 @@ class IndexStore {
   rocksdb::ColumnFamilyHandle* producer_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* aborted_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* txn_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* keys_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* view_cf(View view) const {
     return view == View::kGroups ? group_cf_ : txn_cf_;
   }

@@ -124,7 +124,10 @@ Status FaultFileSystem::tick(std::string_view what, const std::filesystem::path&
 
 void FaultFileSystem::on_dir_synced(const std::filesystem::path& dir) {
   for (auto& [name, state] : files_) {
-    if (std::filesystem::path(name).parent_path() == dir) state.entry_durable = true;
+    if (std::filesystem::path(name).parent_path() == dir) {
+      state.entry_durable = true;
+      state.renamed_from.reset();
+    }
   }
 }
 
@@ -167,6 +170,7 @@ Status FaultFileSystem::rename(const std::filesystem::path& from, const std::fil
   auto it = files_.find(from.string());
   if (it != files_.end()) {
     FileState state = it->second;
+    if (state.entry_durable) state.renamed_from = from.string();
     state.entry_durable = false;  // until the directory is synced
     files_.erase(it);
     files_[to.string()] = state;
@@ -209,6 +213,17 @@ std::vector<FaultFileSystem::CacheDrop> FaultFileSystem::cache_drops(
 Status FaultFileSystem::drop_unsynced() {
   for (auto it = files_.begin(); it != files_.end();) {
     const auto& [name, state] = *it;
+    if (!state.entry_durable && state.renamed_from) {
+      // The rename is undone; the file is back under its durable name.
+      STRATA_TRY(base_.rename(name, *state.renamed_from));
+      FileState back = state;
+      back.entry_durable = true;
+      back.renamed_from.reset();
+      std::string from = *state.renamed_from;
+      it = files_.erase(it);
+      files_[from] = back;
+      continue;
+    }
     if (!state.entry_durable) {
       STRATA_TRY(base_.remove(name));
       it = files_.erase(it);

@@ -6,7 +6,9 @@
 // at its last completed sync, and whether the file's directory entry was made
 // durable by a sync of its directory. drop_unsynced() then makes the disk
 // look as it would after a power cut: files are cut back to their synced
-// length and files whose creation was never synced disappear.
+// length, files whose creation was never synced disappear, and renames
+// never synced are undone (a rename over an existing file loses that
+// file: the model is harsher there than a disk).
 //
 // fail_nth(n) makes the n-th following call (any operation, counted from 1)
 // fail with EIO instead of doing anything; fail_from(n) makes it and every
@@ -27,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,7 +87,10 @@ class FaultFileSystem final : public FileSystem {
   friend class FaultFile;
   struct FileState {
     uint64_t synced_size = 0;
-    bool entry_durable = false;  // creation covered by a directory sync
+    bool entry_durable = false;  // creation or rename covered by a directory sync
+    // A rename not yet covered by a directory sync, of a file whose entry
+    // was durable under this name: a power cut puts it back there.
+    std::optional<std::string> renamed_from;
     std::vector<CacheDrop> cache_drops;
     uint64_t written_back = 0;
   };

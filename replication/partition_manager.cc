@@ -1,14 +1,26 @@
 #include "replication/partition_manager.h"
 
+#include <algorithm>
+
+#include <boost/asio/post.hpp>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace strata::replication {
 
 PartitionManager::PartitionManager(engine::LogManager& logs, io::FileSystem& fs,
                                    boost::asio::io_context& io)
-    : logs_(logs), fs_(fs), io_(io), retention_timer_(io), replica_timer_(io), flush_timer_(io) {}
+    : logs_(logs),
+      fs_(fs),
+      io_(io),
+      retention_timer_(io),
+      replica_timer_(io),
+      flush_timer_(io),
+      cleaner_timer_(io) {}
 
-PartitionManager::~PartitionManager() = default;
+PartitionManager::~PartitionManager() {
+  *alive_ = false;
+}
 
 Partition* PartitionManager::find(PartitionUid uid) {
   auto it = partitions_.find(uid);
@@ -115,6 +127,59 @@ void PartitionManager::check_retention() {
   });
 }
 
+void PartitionManager::start_cleaner(CleanerOptions options) {
+  cleaner_ = std::move(options);
+  check_cleaning();
+}
+
+void PartitionManager::check_cleaning() {
+  if (!cleaning_ && cleaner_.executor) {
+    // The dirtiest first; a log not due yet gives way to the next.
+    std::vector<std::pair<double, Partition*>> candidates;
+    for (auto& [uid, p] : partitions_) {
+      auto& log = p->log();
+      if (!log.config().cleanup_compact || log.cleaning()) continue;
+      auto c = log.cleanable(p->last_stable_offset());
+      if (c.dirty_bytes > 0) candidates.emplace_back(c.dirty_ratio(), p.get());
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (auto& [ratio, p] : candidates) {
+      auto plan = p->log().plan_cleaning(p->last_stable_offset());
+      if (!plan) continue;
+      plan->io_max_bytes_per_second = cleaner_.io_max_bytes_per_second;
+      run_cleaning(*p, std::move(*plan));
+      break;
+    }
+  }
+  cleaner_timer_.expires_after(cleaner_.backoff);
+  cleaner_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) check_cleaning();
+  });
+}
+
+void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
+  cleaning_ = true;
+  engine::Log* log = &p.log();
+  auto shared_plan = std::make_shared<engine::CleaningPlan>(std::move(plan));
+  // The job reads through the log's file system and index store, which
+  // outlive the logs (the broker stops the cleaner threads first).
+  auto name = fmt::format("{}-{}", p.topic(), p.id());
+  cleaner_.executor->post([this, alive = alive_, log, token = log->alive_token(), shared_plan,
+                           fs = &log->file_system(), index = &log->index_store(), io = &io_, name] {
+    auto result = std::make_shared<Result<engine::CleaningResult>>(
+        engine::clean_segments(*shared_plan, *fs, *index));
+    boost::asio::post(*io, [this, alive, log, token, shared_plan, result, name] {
+      if (!*alive) return;
+      cleaning_ = false;
+      auto live = token.lock();
+      if (!live || !*live) return;  // the log closed meanwhile; recovery removes the files
+      (void)log->finish_cleaning(*shared_plan, std::move(*result));
+      spdlog::info("cleaner: {}: {}", name, log->last_cleaning());
+    });
+  });
+}
+
 void PartitionManager::schedule_flush(FlushPolicy::Clock::time_point at) {
   if (flush_timer_at_ && *flush_timer_at_ <= at) return;
   flush_timer_at_ = at;
@@ -144,6 +209,7 @@ void PartitionManager::wake_all() {
 void PartitionManager::close_all(std::function<void(Status)> done) {
   retention_timer_.cancel();
   replica_timer_.cancel();
+  cleaner_timer_.cancel();
   flush_timer_.cancel();
   flush_timer_at_.reset();
   if (partitions_.empty()) return done(ok_status());

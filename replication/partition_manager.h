@@ -26,6 +26,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "engine/log_manager.h"
+#include "io/background_executor.h"
 #include "io/file_system.h"
 #include "replication/partition.h"
 
@@ -69,6 +70,17 @@ class PartitionManager {
   // the leaders' follower checks every second.
   void start_retention(std::chrono::milliseconds interval);
 
+  // The log cleaner of compacted topics: every `backoff` the dirtiest log
+  // here that is due (Log::plan_cleaning below its partition's last stable
+  // offset) is cleaned on `executor`, one log at a time per shard, and the
+  // result installed back on this shard.
+  struct CleanerOptions {
+    std::shared_ptr<io::BackgroundExecutor> executor;
+    std::chrono::milliseconds backoff{15000};
+    double io_max_bytes_per_second = 0;  // 0: no limit
+  };
+  void start_cleaner(CleanerOptions options);
+
   // Hears, every second, the ISR changes the leaders here want the
   // controller to make (Partition::isr_proposal), and an expansion as soon
   // as the fetch that justifies it (Partition::set_isr_proposer).
@@ -86,6 +98,8 @@ class PartitionManager {
  private:
   void check_retention();
   void check_replicas();
+  void check_cleaning();
+  void run_cleaning(Partition& p, engine::CleaningPlan plan);
   // flush.ms of replicated topics: one timer for the earliest deadline.
   void schedule_flush(FlushPolicy::Clock::time_point at);
   void run_due_flushes();
@@ -100,6 +114,10 @@ class PartitionManager {
   boost::asio::steady_timer flush_timer_;
   std::optional<FlushPolicy::Clock::time_point> flush_timer_at_;
   std::function<void(std::vector<IsrProposal>)> isr_listener_;
+  CleanerOptions cleaner_;
+  boost::asio::steady_timer cleaner_timer_;
+  bool cleaning_ = false;  // a cleaning of one of these logs is in flight
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace strata::replication

@@ -69,6 +69,9 @@ Broker::~Broker() {
   rpc_.reset();
   fetchers_.reset();
   states_.clear();
+  // The cleaner's running job posts its result to a shard: the threads stop
+  // (waiting for it) while the shards' io_contexts still exist.
+  cleaners_.reset();
   shards_.clear();
 }
 
@@ -212,6 +215,10 @@ Status Broker::open() {
   std::promise<void> opened;
   reconcile_all([&] { opened.set_value(); });
   opened.get_future().get();
+  if (config_.log_cleaner_enable) {
+    cleaners_ = std::make_shared<io::BackgroundExecutor>(
+        static_cast<size_t>(config_.log_cleaner_threads), "cleaner");
+  }
   for (auto& st : states_)
     run_on(st->shard(), [&] { st->start_retention(); });
   run_on(shard(0), [&] {

@@ -35,6 +35,7 @@
 #include "coordinator/topic_catalog.h"
 #include "engine/log_manager.h"
 #include "io/asio_timers.h"
+#include "io/background_executor.h"
 #include "io/shard.h"
 #include "server/broker_config.h"
 #include "server/controller_forward.h"
@@ -60,6 +61,8 @@ class Broker {
   Status stop();
 
   const BrokerConfig& config() const { return config_; }
+  // The log cleaner's threads; null when log.cleaner.enable is false.
+  const std::shared_ptr<io::BackgroundExecutor>& cleaners() const { return cleaners_; }
   engine::LogManager& logs() { return *logs_; }
   // The journal of syncs (strata.test.sync.journal), or null when off.
   io::SyncJournal* sync_journal() { return sync_journal_.get(); }
@@ -202,6 +205,9 @@ class Broker {
   std::unique_ptr<io::DiskFileSystem> control_fs_;
   std::unique_ptr<io::SyncJournal> sync_journal_;
   std::unique_ptr<engine::LogManager> logs_;
+  // The log cleaner's threads (log.cleaner.enable), shared by the shards'
+  // PartitionManagers; gone before logs_ (the jobs read its index store).
+  std::shared_ptr<io::BackgroundExecutor> cleaners_;
   std::unique_ptr<io::AsioTimers> control_timers_;
   // The session thread: the registration's keep-alives and nothing else, so
   // that however long the control thread works (a controller applying a

@@ -58,6 +58,10 @@ const std::vector<std::string_view>& static_keys() {
       "max.inflight.requests.per.connection",
       "fetch.max.bytes",
       "log.retention.check.interval.ms",
+      "log.cleaner.enable",
+      "log.cleaner.threads",
+      "log.cleaner.backoff.ms",
+      "log.cleaner.io.max.bytes.per.second",
       "group.initial.rebalance.delay.ms",
       "group.min.session.timeout.ms",
       "group.max.session.timeout.ms",
@@ -147,6 +151,21 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "log.retention.check.interval.ms") {
     STRATA_ASSIGN_OR_RETURN(retention_check_interval_ms,
                             parse_int<int64_t>(key, value, 1, INT64_MAX));
+  } else if (key == "log.cleaner.enable") {
+    STRATA_ASSIGN_OR_RETURN(log_cleaner_enable, parse_bool(key, value));
+  } else if (key == "log.cleaner.threads") {
+    STRATA_ASSIGN_OR_RETURN(log_cleaner_threads, parse_int<int32_t>(key, value, 1, 64));
+  } else if (key == "log.cleaner.backoff.ms") {
+    STRATA_ASSIGN_OR_RETURN(log_cleaner_backoff_ms, parse_int<int64_t>(key, value, 1, INT64_MAX));
+  } else if (key == "log.cleaner.io.max.bytes.per.second") {
+    char* end = nullptr;
+    double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !(v >= 0)) {
+      return Error(
+          Errc::kInvalidConfig,
+          fmt::format("{}: '{}' is not a number of bytes per second (0 = no limit)", key, value));
+    }
+    log_cleaner_io_max_bytes_per_second = v;
   } else if (key == "group.initial.rebalance.delay.ms") {
     STRATA_ASSIGN_OR_RETURN(group_initial_rebalance_delay_ms,
                             parse_int<int32_t>(key, value, 0, INT32_MAX));
@@ -298,6 +317,8 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  auto.create.topics.enable, num.partitions, default.replication.factor,\n"
                  "  socket.request.max.bytes, max.inflight.requests.per.connection,\n"
                  "  fetch.max.bytes, log.retention.check.interval.ms, shutdown.timeout.ms,\n"
+                 "  log.cleaner.enable, log.cleaner.threads, log.cleaner.backoff.ms,\n"
+                 "  log.cleaner.io.max.bytes.per.second (0 = no limit),\n"
                  "  group.initial.rebalance.delay.ms, group.min.session.timeout.ms,\n"
                  "  group.max.session.timeout.ms, offsets.retention.minutes,\n"
                  "  offsets.retention.check.interval.ms, strata.stats.interval.ms (per-shard\n"
@@ -363,6 +384,11 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"socket.request.max.bytes", std::to_string(socket_request_max_bytes)},
       {"fetch.max.bytes", std::to_string(fetch_max_bytes)},
       {"log.retention.check.interval.ms", std::to_string(retention_check_interval_ms)},
+      {"log.cleaner.enable", log_cleaner_enable ? "true" : "false"},
+      {"log.cleaner.threads", std::to_string(log_cleaner_threads)},
+      {"log.cleaner.backoff.ms", std::to_string(log_cleaner_backoff_ms)},
+      {"log.cleaner.io.max.bytes.per.second",
+       fmt::format("{}", log_cleaner_io_max_bytes_per_second)},
       {"group.initial.rebalance.delay.ms", std::to_string(group_initial_rebalance_delay_ms)},
       {"group.min.session.timeout.ms", std::to_string(group_min_session_timeout_ms)},
       {"group.max.session.timeout.ms", std::to_string(group_max_session_timeout_ms)},

@@ -43,6 +43,13 @@ struct BrokerConfig {
   int32_t max_inflight_requests = 128;  // per connection
   int32_t fetch_max_bytes = 57671680;   // cap on one fetch response
   int64_t retention_check_interval_ms = 300000;
+  // The log cleaner (compacted topics): on/off, its threads (shared by the
+  // shards), how long a shard waits between looks for a log to clean, and
+  // the bytes per second it may read and write together (0: no limit).
+  bool log_cleaner_enable = true;
+  int32_t log_cleaner_threads = 1;
+  int64_t log_cleaner_backoff_ms = 15000;
+  double log_cleaner_io_max_bytes_per_second = 0;
   int64_t shutdown_timeout_ms = 10000;  // bound on draining connections at SIGTERM
 
   // Consumer groups.

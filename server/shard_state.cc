@@ -150,6 +150,11 @@ void ShardState::start_retention() {
   });
   replicas_.start_retention(
       std::chrono::milliseconds(broker_.config().retention_check_interval_ms));
+  if (broker_.cleaners()) {
+    replicas_.start_cleaner({broker_.cleaners(),
+                             std::chrono::milliseconds(broker_.config().log_cleaner_backoff_ms),
+                             broker_.config().log_cleaner_io_max_bytes_per_second});
+  }
   offsets_retention_timer_ = std::make_unique<boost::asio::steady_timer>(shard_.io());
   check_offsets_retention();
 }

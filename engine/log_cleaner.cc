@@ -1,0 +1,280 @@
+#include "engine/log_cleaner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "base/big_endian.h"
+#include "base/bytes.h"
+#include "engine/batch_timestamps.h"
+#include "engine/compression.h"
+#include "engine/record_batch.h"
+#include "engine/segment.h"
+#include "engine/segment_scanner.h"
+
+namespace strata::engine {
+namespace {
+
+constexpr size_t kWriteChunk = 1 << 20;
+
+// Whether an offset of a producer lies in one of its aborted transactions.
+class AbortedRanges {
+ public:
+  explicit AbortedRanges(const std::vector<index::AbortedEntry>& aborted) {
+    for (const auto& a : aborted)
+      by_producer_[a.producer_id].emplace_back(a.first_offset, a.last_offset);
+  }
+  bool contains(int64_t producer_id, Offset offset) const {
+    auto it = by_producer_.find(producer_id);
+    if (it == by_producer_.end()) return false;
+    return std::any_of(it->second.begin(), it->second.end(),
+                       [&](const auto& r) { return r.first <= offset && offset < r.second; });
+  }
+
+ private:
+  std::map<int64_t, std::vector<std::pair<Offset, Offset>>> by_producer_;
+};
+
+// Appends bytes to a new file in large writes.
+class Writer {
+ public:
+  explicit Writer(io::File& file) : file_(file) {}
+  Status append(std::span<const std::byte> bytes) {
+    buf_.insert(buf_.end(), bytes.begin(), bytes.end());
+    if (buf_.size() >= kWriteChunk) return flush();
+    return ok_status();
+  }
+  Status flush() {
+    if (buf_.empty()) return ok_status();
+    STRATA_TRY(file_.pwrite(written_, buf_));
+    written_ += buf_.size();
+    buf_.clear();
+    return ok_status();
+  }
+  uint64_t position() const { return written_ + buf_.size(); }
+
+ private:
+  io::File& file_;
+  std::vector<std::byte> buf_;
+  uint64_t written_ = 0;
+};
+
+// `original`'s header with `records` (encoded, uncompressed) as its records:
+// same offsets, producer fields and timestamps, compressed with its codec
+// (none when empty), new length, count and CRC.
+Result<std::vector<std::byte>> rebuild_batch(std::span<const std::byte> original,
+                                             const BatchHeader& h,
+                                             std::span<const std::byte> records, int32_t count) {
+  std::vector<std::byte> payload;
+  int16_t attributes = h.attributes;
+  if (count == 0) {
+    attributes = static_cast<int16_t>(attributes & ~batch_attr::kCompressionMask);
+  } else if (h.compression() != Compression::kNone) {
+    STRATA_ASSIGN_OR_RETURN(payload, compress(h.compression(), records));
+  } else {
+    payload.assign(records.begin(), records.end());
+  }
+  std::vector<std::byte> out(original.begin(), original.begin() + kBatchHeaderSize);
+  out.insert(out.end(), payload.begin(), payload.end());
+  be::store<int32_t>(out.data() + batch_field::kLength,
+                     static_cast<int32_t>(out.size() - kBatchLogOverhead));
+  be::store<int16_t>(out.data() + batch_field::kAttributes, attributes);
+  be::store<int32_t>(out.data() + batch_field::kRecordsCount, count);
+  be::store<uint32_t>(out.data() + batch_field::kCrc, compute_batch_crc(out));
+  return out;
+}
+
+class GroupCleaner {
+ public:
+  GroupCleaner(const CleaningPlan& plan, const index::IndexStore& index,
+               const AbortedRanges& aborted, CleaningResult& result)
+      : plan_(plan), index_(index), aborted_(aborted), result_(result) {}
+
+  // Writes `group` to `out`; returns what the index needs of it.
+  Result<CleanedSegment> run(const std::vector<CleanSegment>& group, io::FileSystem& fs,
+                             io::File& out, TimestampMs& running_max) {
+    CleanedSegment cs;
+    cs.base = group.front().base;
+    cs.next_offset = group.back().next_offset;
+    for (const auto& s : group) {
+      cs.replaced.push_back(s.base);
+      cs.meta.max_timestamp = std::max(cs.meta.max_timestamp, s.meta.max_timestamp);
+      cs.meta.last_write_ms = std::max(cs.meta.last_write_ms, s.meta.last_write_ms);
+    }
+    Writer writer(out);
+    uint64_t since_entry = 0;
+    // A segment's first entry sits at its base, even when compaction took
+    // the batch there: reads of the offsets before the first kept batch
+    // start at the top of the file.
+    cs.entries.push_back(index::IndexEntry{cs.base, cs.base, FilePos(0), running_max});
+    std::optional<std::vector<std::byte>> dropped_last;  // header of the last batch if it went
+    auto write = [&](std::span<const std::byte> batch, const BatchHeader& h) -> Status {
+      uint64_t pos = writer.position();
+      if (pos > 0 && since_entry >= static_cast<uint64_t>(plan_.index_interval_bytes)) {
+        cs.entries.push_back(index::IndexEntry{h.base_offset, cs.base, FilePos(pos), running_max});
+        since_entry = 0;
+      }
+      since_entry += batch.size();
+      running_max = std::max(running_max, h.max_timestamp);
+      result_.stats.bytes_written += batch.size();
+      return writer.append(batch);
+    };
+    for (const auto& seg : group) {
+      STRATA_ASSIGN_OR_RETURN(
+          auto file, fs.open(plan_.dir / segment_file_name(seg.base), io::OpenMode::kOpenExisting));
+      SegmentScanner scan(*file, 0, seg.size);
+      while (true) {
+        STRATA_ASSIGN_OR_RETURN(auto b, scan.next());
+        if (!b) break;
+        result_.stats.bytes_read += b->bytes.size();
+        throttle();
+        STRATA_ASSIGN_OR_RETURN(Filtered kept, filter(b->header, b->bytes));
+        if (kept.kind == Filtered::kNothing) {
+          dropped_last.emplace(b->bytes.begin(), b->bytes.begin() + kBatchHeaderSize);
+          continue;
+        }
+        dropped_last.reset();
+        STRATA_TRY(
+            write(kept.kind == Filtered::kAll ? b->bytes : std::span(kept.batch), b->header));
+      }
+      if (scan.defect() || scan.position() != seg.size) {
+        return Error(
+            Errc::kCorruption,
+            fmt::format("segment {} of partition {}: {} at position {}", seg.base, plan_.uid,
+                        scan.defect() ? scan.defect()->message() : "short scan", scan.position()));
+      }
+    }
+    if (dropped_last) {
+      // The group's last batch stays, empty, so the segment ends where it did.
+      BatchHeader h = read_batch_header(dropped_last->data());
+      STRATA_ASSIGN_OR_RETURN(auto empty, rebuild_batch(*dropped_last, h, {}, 0));
+      STRATA_TRY(write(empty, h));
+    }
+    STRATA_TRY(writer.flush());
+    STRATA_TRY(out.sync_now());
+    cs.size = writer.position();
+    cs.max_timestamp_through = running_max;
+    return cs;
+  }
+
+ private:
+  // What stays of a batch: nothing, all of it, or some (the rebuilt batch).
+  struct Filtered {
+    enum Kind { kNothing, kAll, kSome } kind;
+    std::vector<std::byte> batch;
+  };
+  Result<Filtered> filter(const BatchHeader& h, std::span<const std::byte> bytes) {
+    if (h.control()) return Filtered{Filtered::kAll, {}};
+    std::span<const std::byte> payload = bytes.subspan(kBatchHeaderSize);
+    std::vector<std::byte> plain;
+    if (h.compression() != Compression::kNone) {
+      STRATA_ASSIGN_OR_RETURN(plain,
+                              decompress(h.compression(), payload, kMaxDecompressedBatchBytes));
+      payload = plain;
+    }
+    std::vector<std::byte> kept_records;
+    int32_t kept = 0;
+    const std::byte* p = payload.data();
+    const std::byte* end = p + payload.size();
+    for (int32_t i = 0; i < h.records_count; ++i) {
+      const std::byte* start = p;
+      STRATA_ASSIGN_OR_RETURN(RecordView r, read_record(p, end));
+      ++result_.stats.records_read;
+      STRATA_ASSIGN_OR_RETURN(bool keep, keep_record(h, r));
+      if (keep) {
+        ++kept;
+        kept_records.insert(kept_records.end(), start, p);
+      }
+    }
+    result_.stats.records_kept += static_cast<uint64_t>(kept);
+    if (kept == h.records_count) return Filtered{Filtered::kAll, {}};
+    if (kept == 0) return Filtered{Filtered::kNothing, {}};
+    STRATA_ASSIGN_OR_RETURN(auto rebuilt, rebuild_batch(bytes, h, kept_records, kept));
+    return Filtered{Filtered::kSome, std::move(rebuilt)};
+  }
+
+  // Sleeps while the bytes read and written so far are ahead of the limit.
+  void throttle() const {
+    if (plan_.io_max_bytes_per_second <= 0) return;
+    double bytes = static_cast<double>(result_.stats.bytes_read + result_.stats.bytes_written);
+    auto due = started_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(bytes / plan_.io_max_bytes_per_second));
+    if (due > std::chrono::steady_clock::now()) std::this_thread::sleep_until(due);
+  }
+
+  Result<bool> keep_record(const BatchHeader& h, const RecordView& r) {
+    Offset offset = h.base_offset + r.offset_delta;
+    if (h.transactional() && aborted_.contains(h.producer_id, offset)) {
+      ++result_.stats.aborted_removed;
+      return false;
+    }
+    if (!r.key) return true;
+    uint64_t hash = index::key_hash(*r.key);
+    STRATA_ASSIGN_OR_RETURN(auto entry, index_.key_entry(plan_.uid, hash));
+    if (!entry || !plan_.state.valid(*entry) || bytes_of(entry->key).size() != r.key->size() ||
+        !std::equal(r.key->begin(), r.key->end(), bytes_of(entry->key).begin())) {
+      return true;
+    }
+    if (entry->offset > offset) {
+      // A later record of the key: it supersedes this one if it is stable
+      // and not itself aborted.
+      if (entry->offset >= plan_.supersede_bound) return true;
+      return entry->producer_id >= 0 && aborted_.contains(entry->producer_id, entry->offset);
+    }
+    if (entry->offset == offset && !r.value) {
+      int64_t seen = plan_.state.first_seen_ms(offset, plan_.now_ms);
+      if (seen <= plan_.now_ms - plan_.delete_retention_ms) {
+        ++result_.stats.tombstones_removed;
+        result_.removed_tombstones.emplace_back(hash, offset);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const CleaningPlan& plan_;
+  const index::IndexStore& index_;
+  const AbortedRanges& aborted_;
+  CleaningResult& result_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+std::filesystem::path cleaned_path(const std::filesystem::path& dir, Offset base) {
+  return dir / (segment_file_name(base) + std::string(kCleanedSuffix));
+}
+
+std::filesystem::path swap_path(const std::filesystem::path& dir, Offset base) {
+  return dir / (segment_file_name(base) + std::string(kSwapSuffix));
+}
+
+Result<CleaningResult> clean_segments(const CleaningPlan& plan, io::FileSystem& fs,
+                                      const index::IndexStore& index) {
+  CleaningResult result;
+  AbortedRanges aborted(plan.aborted);
+  GroupCleaner cleaner(plan, index, aborted, result);
+  TimestampMs running_max = plan.max_timestamp_before;
+  std::vector<std::filesystem::path> written;
+  auto fail = [&](Error e) -> Result<CleaningResult> {
+    for (const auto& p : written)
+      (void)fs.remove(p);
+    return e;
+  };
+  for (const auto& group : plan.groups) {
+    auto path = cleaned_path(plan.dir, group.front().base);
+    if (auto exists = fs.exists(path); exists.ok() && *exists) (void)fs.remove(path);
+    auto out = fs.open(path, io::OpenMode::kCreateNew);
+    if (!out) return fail(out.error());
+    written.push_back(path);
+    auto cs = cleaner.run(group, fs, **out, running_max);
+    if (!cs) return fail(cs.error());
+    result.segments.push_back(std::move(*cs));
+  }
+  return result;
+}
+
+}  // namespace strata::engine

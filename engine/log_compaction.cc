@@ -1,0 +1,280 @@
+// Log compaction on the log's side: the key map kept on commit, what a
+// cleaning may take, and its install — the swap of the cleaned files — and
+// the completion of one a crash interrupted.
+//
+// The swap, for each cleaned group (log_cleaner.h wrote `<base>.log.cleaned`
+// and synced it):
+//   1. `.cleaned` -> `.swap`, directory synced: the cleaning is committed;
+//      recovery completes it from here on.
+//   2. the index: the group's offset and time entries, segment metas and the
+//      compaction state replaced, in one synced write.
+//   3. the replaced segments removed, the directory synced, `.swap` renamed
+//      to the first one's name, the directory synced.
+// Recovery finding a `.swap` removes the segments it covers, renames it into
+// place and derives the index again from its base (the index may be the old
+// one or the new one).
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "base/bytes.h"
+#include "engine/batch_timestamps.h"
+#include "engine/compression.h"
+#include "engine/log.h"
+#include "engine/segment_scanner.h"
+
+namespace strata::engine {
+
+void Log::track_keys(const BatchHeader& h, std::span<const std::byte> bytes,
+                     index::IndexStore::Update& update) {
+  if (!options_.config.cleanup_compact || h.control() || h.records_count == 0) return;
+  std::span<const std::byte> payload = bytes.subspan(kBatchHeaderSize);
+  std::vector<std::byte> plain;
+  if (h.compression() != Compression::kNone) {
+    auto d = decompress(h.compression(), payload, kMaxDecompressedBatchBytes);
+    if (!d) {
+      spdlog::error("partition {}: batch at {} not entered in the key map: {}", options_.uid,
+                    h.base_offset, d.error().to_string());
+      return;
+    }
+    plain = std::move(*d);
+    payload = plain;
+  }
+  int64_t producer = h.transactional() ? h.producer_id : -1;
+  auto st = for_each_record(payload, h.records_count, [&](const RecordView& r) {
+    if (r.key) {
+      update.put_key(index::key_hash(*r.key),
+                     index::KeyEntry{h.base_offset + r.offset_delta, compaction_.generation,
+                                     producer, string_of(*r.key)});
+    }
+    return true;
+  });
+  if (!st) {
+    spdlog::error("partition {}: batch at {} not entered in the key map: {}", options_.uid,
+                  h.base_offset, st.error().to_string());
+  }
+}
+
+Log::Cleanable Log::cleanable(Offset stable) const {
+  const auto& cfg = options_.config;
+  Cleanable c{start_offset_};
+  Offset bound = std::min({stable, durable_offset_, end_offset_});
+  int64_t now = options_.clock->now_ms();
+  bool first_dirty = true;
+  // Never the active segment (the last).
+  for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {
+    const Segment& seg = *it->second;
+    Offset seg_end = std::next(it)->first;
+    if (seg_end > bound) break;
+    TimestampMs newest =
+        seg.meta.max_timestamp >= 0 ? seg.meta.max_timestamp : seg.meta.last_write_ms;
+    if (newest > now - cfg.min_compaction_lag_ms) break;
+    c.end = seg_end;
+    if (seg.base >= compaction_.cleaned_through) {
+      c.dirty_bytes += seg.size;
+      if (first_dirty) {
+        first_dirty = false;
+        c.overdue =
+            cfg.max_compaction_lag_ms < INT64_MAX && newest <= now - cfg.max_compaction_lag_ms;
+      }
+    } else {
+      c.clean_bytes += seg.size;
+    }
+  }
+  return c;
+}
+
+std::optional<CleaningPlan> Log::plan_cleaning(Offset stable, bool force) {
+  const auto& cfg = options_.config;
+  if (!cfg.cleanup_compact || cleaning_ || closing_ || fatal_) return std::nullopt;
+  Cleanable c = cleanable(stable);
+  if (c.dirty_bytes == 0) return std::nullopt;
+  if (!force && !c.overdue && c.dirty_ratio() < cfg.min_cleanable_dirty_ratio) return std::nullopt;
+
+  CleaningPlan plan;
+  plan.uid = options_.uid;
+  plan.dir = options_.dir;
+  plan.end = c.end;
+  plan.supersede_bound = std::min({stable, durable_offset_, end_offset_});
+  plan.state = compaction_;
+  plan.now_ms = options_.clock->now_ms();
+  plan.delete_retention_ms = cfg.delete_retention_ms;
+  plan.index_interval_bytes = cfg.index_interval_bytes;
+  for (const auto& [marker, a] : aborted_)
+    plan.aborted.push_back(index::AbortedEntry{a.producer_id, a.first_offset, marker});
+  // Runs of segments whose sizes add up to at most segment.bytes.
+  uint64_t group_bytes = 0;
+  for (auto it = segments_.begin(); it != segments_.end() && it->first < c.end; ++it) {
+    const Segment& seg = *it->second;
+    CleanSegment cs{seg.base, seg.size, std::next(it)->first, seg.meta};
+    if (plan.groups.empty() || group_bytes + seg.size > static_cast<uint64_t>(cfg.segment_bytes)) {
+      plan.groups.emplace_back();
+      group_bytes = 0;
+    }
+    plan.groups.back().push_back(cs);
+    group_bytes += seg.size;
+  }
+  cleaning_ = true;
+  return plan;
+}
+
+Result<bool> Log::finish_cleaning(const CleaningPlan& plan, Result<CleaningResult> result) {
+  cleaning_ = false;
+  auto& fs = *options_.fs;
+  auto drop_files = [&] {
+    for (const auto& g : plan.groups)
+      (void)fs.remove(cleaned_path(options_.dir, g.front().base));
+  };
+  if (!result) {
+    last_cleaning_ = fmt::format("failed: {}", result.error().message());
+    spdlog::error("partition {}: cleaning failed: {}", options_.uid, result.error().to_string());
+    drop_files();
+    return result.error();
+  }
+  // The log must still hold exactly the planned segments, and no cut may
+  // have voided the key map the cleaning judged by.
+  bool same = compaction_.generation == plan.state.generation && !closing_ && !fatal_;
+  for (const auto& g : plan.groups) {
+    for (const auto& cs : g) {
+      auto it = segments_.find(cs.base);
+      same = same && it != segments_.end() && std::next(it) != segments_.end() &&
+             it->second->size == cs.size && std::next(it)->first == cs.next_offset;
+    }
+  }
+  if (!same) {
+    last_cleaning_ = "dropped: the log changed while it was cleaned";
+    spdlog::info("partition {}: cleaning dropped, the log changed under it", options_.uid);
+    drop_files();
+    return false;
+  }
+
+  for (const auto& cs : result->segments) {
+    STRATA_TRY(fs.rename(cleaned_path(options_.dir, cs.base), swap_path(options_.dir, cs.base)));
+  }
+  STRATA_TRY(dir_handle_->sync_now());
+
+  // From here the cleaning is committed: a failure leaves files or an
+  // index that only a restart (recovery completes the swap) sets right.
+  auto committed = [&]() -> Status {
+    index::IndexStore::Cleaned ic;
+    ic.from = result->segments.front().base;
+    ic.to = result->segments.back().next_offset;
+    for (const auto& cs : result->segments) {
+      ic.entries.insert(ic.entries.end(), cs.entries.begin(), cs.entries.end());
+      ic.segments.emplace_back(cs.base, cs.meta);
+      ic.removed_segments.insert(ic.removed_segments.end(), cs.replaced.begin() + 1,
+                                 cs.replaced.end());
+    }
+    ic.state = compaction_;
+    ic.state.cleaned_through = plan.end;
+    ic.state.last_cleaned_ms = plan.now_ms;
+    ic.state.add_pass(plan.end, plan.now_ms, plan.delete_retention_ms);
+    ic.dropped_keys = result->removed_tombstones;
+    STRATA_TRY(options_.index->install_cleaned(options_.uid, ic));
+    compaction_ = ic.state;
+
+    // The replaced segments go, durably, before a `.swap` takes the first
+    // one's name: a crash must never leave a cleaned segment beside one it
+    // replaced without the `.swap` that tells recovery to remove it, and
+    // the rename never replaces a file.
+    for (const auto& cs : result->segments) {
+      for (Offset base : cs.replaced)
+        STRATA_TRY(fs.remove(options_.dir / segment_file_name(base)));
+    }
+    STRATA_TRY(dir_handle_->sync_now());
+    for (const auto& cs : result->segments) {
+      auto path = options_.dir / segment_file_name(cs.base);
+      STRATA_TRY(fs.rename(swap_path(options_.dir, cs.base), path));
+      STRATA_ASSIGN_OR_RETURN(auto file, fs.open(path, io::OpenMode::kOpenExisting));
+      auto old = segments_.at(cs.base);
+      auto seg = std::make_shared<Segment>();
+      seg->base = cs.base;
+      seg->file = std::move(file);
+      seg->size = seg->synced_size = seg->allocated = seg->written_back = cs.size;
+      seg->next_offset = cs.next_offset;
+      seg->max_timestamp_through = cs.max_timestamp_through;
+      seg->meta = cs.meta;
+      seg->created_ms = old->created_ms;
+      // Readers still holding the old segments read the old (unlinked) files.
+      for (Offset base : cs.replaced)
+        segments_.erase(base);
+      segments_[cs.base] = std::move(seg);
+    }
+    STRATA_TRY(dir_handle_->sync_now());
+    STRATA_ASSIGN_OR_RETURN(last_entry_, options_.index->offset_floor(options_.uid, Offset::max()));
+    return ok_status();
+  };
+  if (auto st = committed(); !st) {
+    fatal_ = st.error();
+    report_storage_error(st.error());
+    last_cleaning_ = fmt::format("failed: {}", st.error().message());
+    return st.error();
+  }
+  const auto& s = result->stats;
+  last_cleaning_ = fmt::format(
+      "cleaned below offset {}: {} -> {} bytes, {} of {} records kept, {} tombstones and {} "
+      "aborted records removed",
+      plan.end, s.bytes_read, s.bytes_written, s.records_kept, s.records_read, s.tombstones_removed,
+      s.aborted_removed);
+  spdlog::debug("partition {}: {}", options_.uid, last_cleaning_);
+  return true;
+}
+
+Result<std::optional<Offset>> Log::finish_interrupted_cleaning(std::vector<std::string>& names) {
+  auto& fs = *options_.fs;
+  const auto& dir = options_.dir;
+  std::optional<Offset> rebuild_from;
+  std::vector<std::string> kept;
+  std::vector<Offset> swaps;
+  for (const auto& name : names) {
+    std::string_view n = name;
+    if (n.ends_with(kCleanedSuffix)) {
+      // A cleaning that did not commit: its output goes.
+      STRATA_TRY(fs.remove(dir / name));
+    } else if (n.ends_with(kSwapSuffix)) {
+      auto base = parse_segment_file_name(n.substr(0, n.size() - kSwapSuffix.size()));
+      if (!base) return Error(Errc::kCorruption, fmt::format("unexpected file {}", name));
+      swaps.push_back(*base);
+    } else {
+      kept.push_back(name);
+    }
+  }
+  if (swaps.empty()) return rebuild_from;
+  std::sort(swaps.begin(), swaps.end());
+  for (Offset base : swaps) {
+    // The offsets it covers: up to its last batch.
+    auto path = swap_path(dir, base);
+    STRATA_ASSIGN_OR_RETURN(auto file, fs.open(path, io::OpenMode::kOpenExisting));
+    STRATA_ASSIGN_OR_RETURN(uint64_t size, file->size());
+    SegmentScanner scan(*file, 0, size);
+    Offset end = base;
+    while (true) {
+      STRATA_ASSIGN_OR_RETURN(auto b, scan.next());
+      if (!b) break;
+      end = b->header.next_offset();
+    }
+    if (scan.defect()) {
+      return Error(Errc::kCorruption, fmt::format("cleaned file {} is damaged: {}", path.string(),
+                                                  scan.defect()->message()));
+    }
+    file.reset();
+    for (auto it = kept.begin(); it != kept.end();) {
+      auto b = parse_segment_file_name(*it);
+      if (b && *b >= base && *b < end) {
+        STRATA_TRY(fs.remove(dir / *it));
+        it = kept.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    STRATA_TRY(fs.rename(path, dir / segment_file_name(base)));
+    kept.push_back(segment_file_name(base));
+    spdlog::warn("partition {}: completed the cleaning of offsets {}..{} a crash interrupted",
+                 options_.uid, base, end);
+    if (!rebuild_from) rebuild_from = base;
+  }
+  STRATA_TRY(dir_handle_->sync_now());
+  names = std::move(kept);
+  return rebuild_from;
+}
+
+}  // namespace strata::engine

@@ -1,0 +1,356 @@
+// Log compaction in the engine: the key map, a cleaning's result, its swap,
+// and recovery from a crash at every step of it.
+#include <gtest/gtest.h>
+
+#include "base/bytes.h"
+#include "engine/batch_timestamps.h"
+#include "engine/compression.h"
+#include "engine/control_record.h"
+#include "engine/testing/log_fixture.h"
+
+namespace strata::engine {
+namespace {
+
+struct Rec {
+  Offset offset;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  bool operator==(const Rec&) const = default;
+};
+
+class LogCompactionTest : public testing::LogFixture {
+ protected:
+  void SetUp() override {
+    config_.cleanup_compact = true;
+    config_.cleanup_delete = false;
+    config_.segment_bytes = 600;  // a few batches per segment
+    config_.delete_retention_ms = 0;
+    ASSERT_TRUE(open_log().ok());
+  }
+
+  // One batch of (key, value) records; a null value is a tombstone.
+  void produce(const std::vector<std::pair<std::string, std::optional<std::string>>>& records,
+               Compression codec = Compression::kNone) {
+    BatchBuilder b({.compression = codec});
+    for (const auto& [k, v] : records)
+      b.add({.key = k, .value = v, .timestamp = clock_.now_ms()});
+    auto r = append(b.build().value());
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    Offset o = r->base_offset;
+    for (const auto& [k, v] : records) {
+      produced_.push_back(Rec{o, k, v});
+      o = o + 1;
+    }
+  }
+
+  // Every record the log serves, read from the start the way a consumer
+  // does: each read from the offset after the last batch it got.
+  std::vector<Rec> read_all() {
+    std::vector<Rec> out;
+    Offset at = log_->log_start_offset();
+    while (at < log_->log_end_offset()) {
+      auto r = read(at, 1 << 20);
+      EXPECT_TRUE(r.ok()) << r.error().to_string();
+      if (!r.ok()) break;
+      auto batches = split(*r);
+      EXPECT_FALSE(batches.empty()) << "a read at " << at << " below the end got nothing";
+      if (batches.empty()) break;
+      for (const auto& bytes : batches) {
+        auto h = check_batch_integrity(bytes).value();
+        EXPECT_GE(h.last_offset(), at);
+        std::span<const std::byte> payload = std::span(bytes).subspan(kBatchHeaderSize);
+        std::vector<std::byte> plain;
+        if (h.compression() != Compression::kNone) {
+          plain = decompress(h.compression(), payload, 1 << 24).value();
+          payload = plain;
+        }
+        EXPECT_TRUE(
+            for_each_record(payload, h.records_count, [&](const RecordView& rv) {
+              auto str = [](auto s) -> std::optional<std::string> {
+                if (!s) return std::nullopt;
+                return string_of(*s);
+              };
+              out.push_back(Rec{h.base_offset + rv.offset_delta, str(rv.key), str(rv.value)});
+              return true;
+            }).ok());
+        at = h.next_offset();
+      }
+    }
+    return out;
+  }
+
+  // Runs one cleaning to its end; returns whether it was installed.
+  bool clean(bool force = true) {
+    auto plan = log_->plan_cleaning(log_->log_end_offset(), force);
+    if (!plan) return false;
+    auto result = clean_segments(*plan, fs_, *index_);
+    auto installed = log_->finish_cleaning(*plan, std::move(result));
+    EXPECT_TRUE(installed.ok()) << installed.error().to_string();
+    return installed.ok() && *installed;
+  }
+
+  // What a compacted log must show below `cleaned` (every offset below it
+  // was cleaned with a key map that saw everything): each record is the one
+  // produced at its offset; of each key only the latest record below the
+  // end; tombstones gone there; everything at or above `cleaned` intact.
+  void expect_compacted(const std::vector<Rec>& got, Offset cleaned) {
+    std::map<Offset, Rec> produced;
+    std::map<std::string, Offset> latest;
+    for (const auto& r : produced_) {
+      produced[r.offset] = r;
+      latest[*r.key] = r.offset;
+    }
+    std::set<Offset> seen;
+    for (const auto& r : got) {
+      ASSERT_TRUE(produced.count(r.offset)) << "offset " << r.offset << " was never produced";
+      EXPECT_EQ(r, produced[r.offset]) << "at offset " << r.offset;
+      seen.insert(r.offset);
+      if (r.offset < cleaned) {
+        EXPECT_EQ(latest[*r.key], r.offset) << "superseded record at " << r.offset << " kept";
+        EXPECT_TRUE(r.value.has_value()) << "tombstone at " << r.offset << " kept";
+      }
+    }
+    for (const auto& [offset, r] : produced) {
+      bool must_stay = offset >= cleaned || (latest[*r.key] == offset && r.value);
+      if (must_stay) {
+        EXPECT_TRUE(seen.count(offset))
+            << "record at " << offset << " (key " << *r.key << ") is gone";
+      }
+    }
+  }
+
+  // Many keys rewritten, some deleted, over several segments and codecs.
+  void produce_history(int batches) {
+    for (int i = 0; i < batches; ++i) {
+      std::vector<std::pair<std::string, std::optional<std::string>>> recs;
+      for (int j = 0; j < 3; ++j) {
+        int key = (i * 7 + j * 3) % 11;
+        std::optional<std::string> value = "v" + std::to_string(i) + "." + std::to_string(j);
+        if ((i + j) % 9 == 4) value.reset();
+        recs.emplace_back("key" + std::to_string(key), value);
+      }
+      produce(recs, static_cast<Compression>(i % 5));
+    }
+  }
+
+  std::vector<Rec> produced_;
+};
+
+TEST_F(LogCompactionTest, ACleaningKeepsTheLatestRecordOfEachKeyAtItsOffset) {
+  produce_history(40);
+  ASSERT_TRUE(flush().ok());
+  ASSERT_GT(log_->segment_count(), 4u);
+  uint64_t before = log_->size_bytes();
+  auto plan = log_->plan_cleaning(log_->log_end_offset());
+  ASSERT_TRUE(plan.has_value());
+  Offset cleaned = plan->end;
+  auto result = clean_segments(*plan, fs_, *index_);
+  ASSERT_TRUE(result.ok()) << result.error().to_string();
+  EXPECT_LT(result->stats.records_kept, result->stats.records_read);
+  ASSERT_TRUE(log_->finish_cleaning(*plan, std::move(result)).value());
+  EXPECT_LT(log_->size_bytes(), before);
+  EXPECT_EQ(log_->compaction_state().cleaned_through, cleaned);
+  expect_compacted(read_all(), cleaned);
+
+  // The same after a clean restart, and after a crash that scans it all.
+  close_cleanly();
+  ASSERT_TRUE(open_log(/*clean_start=*/true).ok());
+  EXPECT_FALSE(log_->recovery().scanned);
+  expect_compacted(read_all(), cleaned);
+  crash(false);
+  std::filesystem::remove_all(index_dir());  // the index rebuilt from the logs
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_FALSE(log_->recovery().defect.has_value()) << log_->recovery().defect->to_string();
+  expect_compacted(read_all(), cleaned);
+  // The rebuilt key map cleans as well as the first one did.
+  produce_history(10);
+  ASSERT_TRUE(flush().ok());
+  auto again = log_->plan_cleaning(log_->log_end_offset(), true);
+  ASSERT_TRUE(again.has_value());
+  cleaned = again->end;
+  ASSERT_TRUE(log_->finish_cleaning(*again, clean_segments(*again, fs_, *index_)).value());
+  expect_compacted(read_all(), cleaned);
+}
+
+TEST_F(LogCompactionTest, AConsumerReadsAcrossEveryHoleToTheEnd) {
+  // Each segment's records all superseded by the next segment's.
+  for (int round = 0; round < 6; ++round) {
+    produce({{"a", "a" + std::to_string(round)}, {"b", "b" + std::to_string(round)}});
+    produce({{"c", "c" + std::to_string(round)}});
+  }
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  // A read at every offset below the end gets the first batch at or after it.
+  for (Offset o = log_->log_start_offset(); o < log_->log_end_offset(); o = o + 1) {
+    auto r = read(o, 1 << 20);
+    ASSERT_TRUE(r.ok());
+    auto batches = split(*r);
+    ASSERT_FALSE(batches.empty()) << "read at " << o;
+    EXPECT_GE(read_batch_header(batches[0].data()).last_offset(), o);
+  }
+  expect_compacted(read_all(), log_->compaction_state().cleaned_through);
+}
+
+TEST_F(LogCompactionTest, ATombstoneStaysForDeleteRetentionAfterTheFirstCleaningThatSawIt) {
+  config_.delete_retention_ms = 60'000;
+  log_->set_config(config_);
+  produce({{"k", "v1"}});
+  produce({{"k", std::nullopt}});
+  for (int i = 0; i < 8; ++i)
+    produce({{"other" + std::to_string(i), "x"}});
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  auto got = read_all();
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_EQ(got[0], (Rec{Offset(1), "k", std::nullopt})) << "the tombstone stays, v1 goes";
+  clock_.advance_ms(60'000);
+  for (int i = 0; i < 8; ++i)
+    produce({{"more" + std::to_string(i), "y"}});
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  got = read_all();
+  EXPECT_TRUE(std::none_of(got.begin(), got.end(), [](const Rec& r) { return r.key == "k"; }));
+  // Its key-map entry went with it.
+  EXPECT_FALSE(index_->key_entry(uid_, index::key_hash(bytes_of("k"))).value().has_value());
+}
+
+TEST_F(LogCompactionTest, OnlySegmentsOlderThanTheMinimumLagAndBelowTheStableOffsetAreCleaned) {
+  config_.min_compaction_lag_ms = 10'000;
+  log_->set_config(config_);
+  for (int i = 0; i < 10; ++i)
+    produce({{"k", "v" + std::to_string(i)}});
+  ASSERT_TRUE(flush().ok());
+  EXPECT_EQ(log_->cleanable(log_->log_end_offset()).end, log_->log_start_offset());
+  EXPECT_FALSE(log_->plan_cleaning(log_->log_end_offset(), true).has_value());
+  clock_.advance_ms(10'000);
+  // Below a stable offset of 3 only the segments that end by it.
+  auto c = log_->cleanable(Offset(3));
+  EXPECT_LE(c.end, Offset(3));
+  auto all = log_->cleanable(log_->log_end_offset());
+  EXPECT_GT(all.end, c.end);
+  // Never the active segment.
+  EXPECT_EQ(all.end, log_->segment_bases().back());
+  EXPECT_DOUBLE_EQ(all.dirty_ratio(), 1.0);
+  ASSERT_TRUE(clean(false));  // a ratio of 1 is over min.cleanable.dirty.ratio
+  EXPECT_DOUBLE_EQ(log_->cleanable(log_->log_end_offset()).dirty_ratio(), 0.0);
+  EXPECT_FALSE(log_->plan_cleaning(log_->log_end_offset(), false).has_value());
+}
+
+TEST_F(LogCompactionTest, ARecordSupersededOnlyAboveTheStableOffsetStays) {
+  produce({{"k", "old"}});
+  for (int i = 0; i < 8; ++i)
+    produce({{"x" + std::to_string(i), "x"}});
+  produce({{"k", "new"}});
+  ASSERT_TRUE(flush().ok());
+  Offset newer = produced_.back().offset;
+  // Stable below the newer record: the old one must stay.
+  auto plan = log_->plan_cleaning(newer, true);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_TRUE(log_->finish_cleaning(*plan, clean_segments(*plan, fs_, *index_)).value());
+  auto got = read_all();
+  EXPECT_EQ(got.front(), (Rec{Offset(0), "k", "old"}));
+}
+
+TEST_F(LogCompactionTest, ATruncationVoidsTheKeyMapEntriesItCut) {
+  produce({{"k", "kept"}});
+  for (int i = 0; i < 8; ++i)
+    produce({{"x" + std::to_string(i), "x"}});
+  produce({{"k", "cut"}});
+  Offset cut = produced_.back().offset;
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(log_->truncate_to(cut).ok());
+  produced_.pop_back();
+  produce({{"y", "after the cut"}});
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  // The map's entry for k named the cut record: k's first value stays.
+  auto got = read_all();
+  EXPECT_EQ(got.front(), (Rec{Offset(0), "k", "kept"}));
+}
+
+TEST_F(LogCompactionTest, AbortedRecordsGoAndDoNotSupersedeCommittedOnes) {
+  produce({{"k", "committed"}});
+  // A transaction that writes k and aborts.
+  BatchBuilder b(
+      {.producer_id = 5, .producer_epoch = 0, .base_sequence = 0, .transactional = true});
+  b.add({.key = "k", .value = "aborted", .timestamp = clock_.now_ms()});
+  auto txn = append(b.build().value());
+  ASSERT_TRUE(txn.ok()) << txn.error().to_string();
+  TxnMarker abort{.producer_id = 5, .producer_epoch = 0, .coordinator_epoch = 0, .commit = false};
+  auto marker = append(build_marker_batch(abort, clock_.now_ms()),
+                       {.allow_control = true, .from_client = false});
+  ASSERT_TRUE(marker.ok()) << marker.error().to_string();
+  for (int i = 0; i < 8; ++i)
+    produce({{"x" + std::to_string(i), "x"}});
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  auto got = read_all();
+  EXPECT_EQ(got.front(), (Rec{Offset(0), "k", "committed"}));
+  EXPECT_TRUE(
+      std::none_of(got.begin(), got.end(), [](const Rec& r) { return r.value == "aborted"; }));
+}
+
+TEST_F(LogCompactionTest, AFollowerTakesItsLeadersBatchesAcrossHoles) {
+  BatchBuilder b({.base_offset = Offset(5), .leader_epoch = LeaderEpoch(1)});
+  b.add({.key = "k", .value = "v", .timestamp = clock_.now_ms()});
+  auto r = append(b.build().value(),
+                  {.leader_epoch = LeaderEpoch(1), .from_client = false, .keep_offsets = true});
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->base_offset, Offset(5));
+  EXPECT_EQ(log_->log_end_offset(), Offset(6));
+  BatchBuilder back({.base_offset = Offset(5), .leader_epoch = LeaderEpoch(1)});
+  back.add({.key = "k", .value = "again", .timestamp = clock_.now_ms()});
+  EXPECT_FALSE(append(back.build().value(),
+                      {.leader_epoch = LeaderEpoch(1), .from_client = false, .keep_offsets = true})
+                   .ok());
+  ASSERT_TRUE(flush().ok());
+  crash(false);
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_EQ(log_->log_end_offset(), Offset(6));
+  EXPECT_FALSE(log_->recovery().defect.has_value());
+}
+
+// A failure at each file operation of a cleaning and its install, then a
+// crash and recovery: the log must read as before the cleaning or after it.
+TEST_F(LogCompactionTest, ACrashAtAnyStepOfACleaningRecoversToTheSameRecords) {
+  produce_history(30);
+  ASSERT_TRUE(flush().ok());
+  close_cleanly();
+  auto saved = dir_.path() / "saved";
+  std::filesystem::create_directories(saved);
+  std::filesystem::copy(dir_.path() / "topic-0", saved / "topic-0",
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::copy(index_dir(), saved / "index", std::filesystem::copy_options::recursive);
+  bool completed = false;
+  for (uint64_t n = 1; n < 200 && !completed; ++n) {
+    SCOPED_TRACE("failing file call " + std::to_string(n));
+    std::filesystem::remove_all(log_dir());
+    std::filesystem::remove_all(index_dir());
+    std::filesystem::copy(saved / "topic-0", log_dir(), std::filesystem::copy_options::recursive);
+    std::filesystem::copy(saved / "index", index_dir(), std::filesystem::copy_options::recursive);
+    ASSERT_TRUE(open_log(true).ok());
+    auto plan = log_->plan_cleaning(log_->log_end_offset(), true);
+    ASSERT_TRUE(plan.has_value());
+    uint64_t failures = fs_.injected_failures();
+    fs_.fail_nth(n);
+    auto result = clean_segments(*plan, fs_, *index_);
+    auto installed = log_->finish_cleaning(*plan, std::move(result));
+    completed = fs_.injected_failures() == failures;
+    if (completed) {
+      EXPECT_TRUE(installed.ok() && *installed);
+    }
+    fs_.clear_faults();
+    crash(false);
+    ASSERT_TRUE(fs_.drop_unsynced().ok());
+    ASSERT_TRUE(open_log().ok());
+    EXPECT_FALSE(log_->recovery().defect.has_value());
+    // Before or after: the uncleaned log is "compacted" below its start.
+    auto got = read_all();
+    expect_compacted(got, got.size() == produced_.size() ? log_->log_start_offset() : plan->end);
+    close_cleanly();
+  }
+  EXPECT_TRUE(completed) << "the failures never ran out";
+}
+
+}  // namespace
+}  // namespace strata::engine

@@ -1,0 +1,43 @@
+// BackgroundExecutor: a few threads for blocking work that must stay off
+// the shards' loops — the log cleaner's reads and writes of whole segments.
+// Jobs run in the order posted, each on one of the threads; a job reports
+// back by posting to its shard's io_context.
+//
+//   BackgroundExecutor cleaners(1, "cleaner");
+//   cleaners.post([&] { auto r = clean(...); asio::post(shard_io, [r] { install(r); }); });
+//
+// Thread-safety: post() from any thread. The destructor drops the jobs not
+// started and waits for the running ones.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace strata::io {
+
+class BackgroundExecutor {
+ public:
+  BackgroundExecutor(size_t threads, std::string name);
+  ~BackgroundExecutor();
+  BackgroundExecutor(const BackgroundExecutor&) = delete;
+  BackgroundExecutor& operator=(const BackgroundExecutor&) = delete;
+
+  void post(std::function<void()> job);
+  size_t threads() const { return threads_.size(); }
+
+ private:
+  void run();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace strata::io

@@ -1,0 +1,129 @@
+"""Log compaction with real clients (the idea of Kafka's LogCompactionTester):
+confluent-kafka producers write many messages over a few hundred keys, with
+tombstones and every codec, to a cleanup.policy=compact topic; the broker's
+cleaner runs; a consumer reads everything from the start. The last value of
+every key is the last one produced for it, every record read sits at the
+offset it was produced at, what the cleaner covered holds one record per key
+and no tombstone, the partition is read to its end across the holes, and all
+of it survives a SIGKILL of the broker (in or after a cleaning) and a
+restart."""
+import random
+import re
+import time
+import unittest
+
+from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+
+from harness import Broker
+from test_confluent import create_topic, produce_all, read_all
+
+TIMEOUT_S = 60
+CLEANED = re.compile(r"cleaner: (\S+)-(\d+): cleaned below offset (\d+)")
+
+
+def cleaned_below(broker, topic, partition):
+    """The highest offset the broker's log says the cleaner covered."""
+    best = -1
+    for t, p, end in CLEANED.findall(broker.log()):
+        if t == topic and int(p) == partition:
+            best = max(best, int(end))
+    return best
+
+
+class CompactionTest(unittest.TestCase):
+    def setUp(self):
+        self.broker = Broker(extra_args=["--set", "log.cleaner.backoff.ms=100"]).start()
+
+    def tearDown(self):
+        self.broker.__exit__(None, None, None)
+
+    def produce_history(self, topic, rng, rounds):
+        """Messages over 150 keys, a tenth of them tombstones, one codec per
+        round; returns {offset: (key, value)} from the delivery reports."""
+        produced = {}
+        codecs = ["none", "gzip", "snappy", "lz4", "zstd"]
+        for r in range(rounds):
+            messages = []
+            for i in range(800):
+                key = b"key-%03d" % rng.randrange(150)
+                value = None if rng.random() < 0.1 else b"r%d-%d-" % (r, i) + rng.randbytes(100)
+                messages.append({"key": key, "value": value, "partition": 0})
+            reports = produce_all(self.broker, topic, messages,
+                                  conf={"compression.type": codecs[r % len(codecs)]})
+            for m, rep in zip(messages, reports):
+                self.assertIsNone(rep.error)
+                produced[rep.offset] = (m["key"], m["value"])
+        return produced
+
+    def roll_until_cleaned(self, topic, below, produced):
+        """Produces sentinel messages (each a new segment once segment.ms has
+        passed) until the cleaner has covered every offset below `below`."""
+        deadline = time.monotonic() + TIMEOUT_S
+        i = 0
+        while cleaned_below(self.broker, topic, 0) < below:
+            self.assertLess(time.monotonic(), deadline,
+                            "the cleaner did not reach offset %d:\n%s" % (below, self.broker.log()[-4000:]))
+            rep = produce_all(self.broker, topic, [{"key": b"sentinel", "value": b"%d" % i,
+                                                    "partition": 0}])[0]
+            produced[rep.offset] = (b"sentinel", b"%d" % i)
+            i += 1
+
+    def check(self, records, produced, cleaned):
+        """What any compacted state must show; `cleaned`: offsets below it
+        were covered by a cleaning that saw every key's last record."""
+        last = {}
+        for offset in sorted(produced):
+            key, value = produced[offset]
+            last[key] = (offset, value)
+        seen_below = set()
+        read_last = {}
+        for r in records:
+            self.assertIn(r.offset, produced, "offset %d was never produced" % r.offset)
+            self.assertEqual((r.key, r.value), produced[r.offset], "record at %d" % r.offset)
+            read_last[r.key] = (r.offset, r.value)
+            if r.offset < cleaned:
+                self.assertNotIn(r.key, seen_below, "two records of %r below %d" % (r.key, cleaned))
+                seen_below.add(r.key)
+                self.assertIsNotNone(r.value, "tombstone at %d below %d" % (r.offset, cleaned))
+                self.assertEqual(last[r.key][0], r.offset, "superseded record at %d" % r.offset)
+        for key, (offset, value) in last.items():
+            if value is None:
+                # Deleted: gone, or its tombstone still there.
+                self.assertIn(read_last.get(key, (offset, None)), [(offset, None)], key)
+            else:
+                self.assertEqual(read_last.get(key), (offset, value), key)
+
+    def read(self, topic):
+        return read_all(self.broker, [TopicPartition(topic, 0, OFFSET_BEGINNING)],
+                        timeout=TIMEOUT_S)
+
+    def test_a_compacted_topic_keeps_the_last_value_of_every_key(self):
+        topic = "changelog"
+        create_topic(self.broker, topic, 1, {
+            "cleanup.policy": "compact", "segment.bytes": "32768", "segment.ms": "300",
+            "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0"})
+        rng = random.Random(15)
+        produced = self.produce_history(topic, rng, 5)
+        data_end = max(produced) + 1
+        self.roll_until_cleaned(topic, data_end, produced)
+        cleaned = cleaned_below(self.broker, topic, 0)
+        records = self.read(topic)
+        self.check(records, produced, cleaned)
+        self.assertLess(len(records), len(produced) // 4, "the log did not shrink")
+
+        # More history on top, and a SIGKILL while the cleaner is likely at
+        # work on it: after the restart nothing that must stay is gone and
+        # nothing removed is back.
+        produced.update(self.produce_history(topic, rng, 2))
+        self.broker.kill()
+        self.broker.start()
+        records = self.read(topic)
+        self.check(records, produced, cleaned)
+        data_end = max(produced) + 1
+        self.roll_until_cleaned(topic, data_end, produced)
+        cleaned = cleaned_below(self.broker, topic, 0)
+        self.check(self.read(topic), produced, cleaned)
+
+
+if __name__ == "__main__":
+    unittest.main()
