@@ -5,8 +5,8 @@ real loss of power would have left, from the journal its shards kept
 Replaying the journal gives, for every file the broker touched since the
 journal began, how many of its bytes a sync made durable and whether its
 directory entry was synced; then every such file is cut back to its
-durable length, and a file whose creation (or rename) was never covered by
-a sync of its directory is removed. Files the journal never names are left
+durable length, a file whose creation was never covered by a sync of its
+directory is removed, and a rename never covered by one is undone. Files the journal never names are left
 alone. The journal is then emptied: what is left on disk is all durable.
 
     python3 power_cut.py JOURNAL            # after a SIGKILL, before restart
@@ -21,6 +21,9 @@ class _File:
     def __init__(self, synced, durable):
         self.synced = synced    # bytes a power cut keeps
         self.durable = durable  # the directory entry survives
+        # A rename no directory sync covered yet, of a file whose entry was
+        # durable under this name: a power cut puts it back there.
+        self.renamed_from = None
 
 
 def replay(lines):
@@ -47,6 +50,7 @@ def replay(lines):
             for path, f in files.items():
                 if os.path.dirname(path) == rest:
                     f.durable = True
+                    f.renamed_from = None
         elif kind == "truncate":
             path, size = rest.rsplit(" ", 1)
             if path in files:
@@ -57,6 +61,8 @@ def replay(lines):
         elif kind == "rename":
             src, dst = rest.split(" ", 1)
             f = files.pop(src, None) or _File(0, True)
+            if f.durable:
+                f.renamed_from = src
             f.durable = False
             files[dst] = f
         else:
@@ -75,7 +81,12 @@ def apply(journal):
     for path, state in files.items():
         if not os.path.exists(path):
             continue
-        if not state.durable:
+        if not state.durable and state.renamed_from:
+            # The rename is undone (a rename over a file loses that file
+            # here, as in FaultFileSystem: harsher than a disk).
+            os.rename(path, state.renamed_from)
+            path = state.renamed_from
+        elif not state.durable:
             os.remove(path)
             removed += 1
             continue

@@ -71,11 +71,19 @@ class PowerCutTest(unittest.TestCase):
                  "open %s 100" % path)
         self.assertEqual(os.path.getsize(path), 40)
 
-    def test_a_rename_without_a_directory_sync_is_lost(self):
-        renamed = self.file("b", b"data")
+    def test_a_rename_without_a_directory_sync_is_undone(self):
+        renamed = self.file("b", b"datamore")
         self.cut("open %s 4" % os.path.join(self.dir, "a"),
                  "rename %s %s" % (os.path.join(self.dir, "a"), renamed))
         self.assertFalse(os.path.exists(renamed))
+        self.assertEqual(self.content(os.path.join(self.dir, "a")), b"data")
+
+    def test_a_new_file_renamed_without_a_directory_sync_is_lost(self):
+        renamed = self.file("b", b"data")
+        created = os.path.join(self.dir, "a.cleaned")
+        self.cut("create " + created, "sync %s 4" % created, "rename %s %s" % (created, renamed))
+        self.assertFalse(os.path.exists(renamed))
+        self.assertFalse(os.path.exists(created))
 
     def test_an_unknown_event_is_an_error_naming_the_line(self):
         with self.assertRaisesRegex(ValueError, "line 2"):
