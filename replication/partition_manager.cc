@@ -136,9 +136,14 @@ void PartitionManager::check_cleaning() {
   if (!cleaning_ && cleaner_.executor) {
     // The dirtiest first; a log not due yet gives way to the next.
     std::vector<std::pair<double, Partition*>> candidates;
+    auto now = std::chrono::steady_clock::now();
     for (auto& [uid, p] : partitions_) {
       auto& log = p->log();
       if (!log.config().cleanup_compact || log.cleaning()) continue;
+      if (auto f = cleaning_failures_.find(uid);
+          f != cleaning_failures_.end() && f->second.retry_at > now) {
+        continue;
+      }
       auto c = log.cleanable(p->last_stable_offset());
       if (c.dirty_bytes > 0) candidates.emplace_back(c.dirty_ratio(), p.get());
     }
@@ -174,8 +179,18 @@ void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
       cleaning_ = false;
       auto live = token.lock();
       if (!live || !*live) return;  // the log closed meanwhile; recovery removes the files
-      (void)log->finish_cleaning(*shared_plan, std::move(*result));
-      spdlog::info("cleaner: {}: {}", name, log->last_cleaning());
+      auto done = log->finish_cleaning(*shared_plan, std::move(*result));
+      if (done) {
+        cleaning_failures_.erase(shared_plan->uid);
+        spdlog::info("cleaner: {}: {}", name, log->last_cleaning());
+        return;
+      }
+      auto& f = cleaning_failures_[shared_plan->uid];
+      f.count = std::min(f.count + 1, 6);
+      auto wait = cleaner_.backoff * (1 << f.count);
+      f.retry_at = std::chrono::steady_clock::now() + wait;
+      spdlog::error("cleaner: {}: {}; trying again in {} ms", name, log->last_cleaning(),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
     });
   });
 }

@@ -612,13 +612,16 @@ void Broker::ensure_internal_topic(unsigned origin, std::string_view name,
                                    std::function<void(Status)> done) {
   if (snapshot()->find(name) != nullptr) return done(ok_status());
   // The configured replication factor capped by the live brokers, as Kafka
-  // does on first use. Compacted once compaction exists; 100 MiB segments
-  // as Kafka uses.
+  // does on first use; compacted, with the configured segment size (100 MiB
+  // by default, as Kafka's).
   auto live = static_cast<int16_t>(std::max<size_t>(snapshot()->brokers.size(), 1));
   NewTopic t;
   t.name = std::string(name);
-  t.configs = {{"cleanup.policy", "compact"}, {"segment.bytes", "104857600"}};
-  if (name == coordinator::kTransactionStateTopic) {
+  bool txn = name == coordinator::kTransactionStateTopic;
+  t.configs = {{"cleanup.policy", "compact"},
+               {"segment.bytes", std::to_string(txn ? config_.transaction_state_segment_bytes
+                                                    : config_.offsets_topic_segment_bytes)}};
+  if (txn) {
     t.partitions = coordinator::kTransactionStatePartitions;
     t.replication_factor = std::min<int16_t>(config_.transaction_state_replication_factor, live);
     // transaction.state.log.min.isr (2), within the replication factor.

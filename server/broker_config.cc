@@ -81,6 +81,8 @@ const std::vector<std::string_view>& static_keys() {
       "auto.leader.rebalance.enable",
       "leader.imbalance.check.interval.seconds",
       "offsets.topic.replication.factor",
+      "offsets.topic.segment.bytes",
+      "transaction.state.log.segment.bytes",
       "replica.lag.time.max.ms",
       "controlled.shutdown.enable",
   };
@@ -223,6 +225,12 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "offsets.topic.replication.factor") {
     STRATA_ASSIGN_OR_RETURN(offsets_topic_replication_factor,
                             parse_int<int16_t>(key, value, 1, INT16_MAX));
+  } else if (key == "offsets.topic.segment.bytes") {
+    STRATA_ASSIGN_OR_RETURN(offsets_topic_segment_bytes,
+                            parse_int<int32_t>(key, value, 1024, INT32_MAX));
+  } else if (key == "transaction.state.log.segment.bytes") {
+    STRATA_ASSIGN_OR_RETURN(transaction_state_segment_bytes,
+                            parse_int<int32_t>(key, value, 1024, INT32_MAX));
   } else if (key == "transaction.state.log.replication.factor") {
     STRATA_ASSIGN_OR_RETURN(transaction_state_replication_factor,
                             parse_int<int16_t>(key, value, 1, INT16_MAX));
@@ -333,6 +341,8 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  rpc.port (followers fetch there; 0 = any free port, the default),\n"
                  "  auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,\n"
                  "  offsets.topic.replication.factor, replica.lag.time.max.ms,\n"
+                 "  offsets.topic.segment.bytes, transaction.state.log.segment.bytes\n"
+                 "  (the compacted internal topics' segment.bytes when first created),\n"
                  "  controlled.shutdown.enable,\n"
                  "  and the defaults of the topic configs, with Kafka's names:\n";
     std::string line = " ";
@@ -409,6 +419,8 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
        std::to_string(leader_imbalance_check_interval_ms / 1000)},
       {"offsets.topic.replication.factor", std::to_string(offsets_topic_replication_factor)},
       {"replica.lag.time.max.ms", std::to_string(replica_lag_time_max_ms)},
+      {"offsets.topic.segment.bytes", std::to_string(offsets_topic_segment_bytes)},
+      {"transaction.state.log.segment.bytes", std::to_string(transaction_state_segment_bytes)},
       {"transaction.state.log.replication.factor",
        std::to_string(transaction_state_replication_factor)},
       {"transaction.max.timeout.ms", std::to_string(transaction_max_timeout_ms)},

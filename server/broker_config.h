@@ -95,6 +95,10 @@ struct BrokerConfig {
   // __transaction_state's replication factor when it is first created,
   // capped by the live brokers (transaction.state.log.replication.factor).
   int16_t transaction_state_replication_factor = 3;
+  // The internal topics' segment.bytes when first created (Kafka's
+  // offsets.topic.segment.bytes and transaction.state.log.segment.bytes).
+  int32_t offsets_topic_segment_bytes = 104857600;
+  int32_t transaction_state_segment_bytes = 104857600;
   // The longest transaction.timeout.ms a producer may ask for
   // (transaction.max.timeout.ms) and how often the transaction coordinator
   // looks for transactions past their timeout

@@ -2,7 +2,9 @@
 // RecordBatch code — every batch's offsets, timestamps, producer fields,
 // codec and CRC check, and with --records every record. Corruption is
 // reported with its byte position; the dump then looks for the next intact
-// batch and carries on.
+// batch and carries on. Offsets a segment skips (log compaction's holes)
+// are counted, and a cleaning's files not yet swapped in (`.cleaned`,
+// `.swap`) are dumped too, named as such.
 #include <algorithm>
 #include <filesystem>
 
@@ -47,7 +49,7 @@ class Window {
 };
 
 struct Totals {
-  uint64_t batches = 0, records = 0, bytes = 0, defects = 0;
+  uint64_t batches = 0, records = 0, bytes = 0, defects = 0, missing = 0;
 };
 
 std::string show(std::optional<std::span<const std::byte>> b) {
@@ -72,12 +74,21 @@ Status dump_segment(const std::filesystem::path& path, bool records, bool json, 
   STRATA_ASSIGN_OR_RETURN(auto file, fs.open(path, io::OpenMode::kOpenExisting));
   STRATA_ASSIGN_OR_RETURN(uint64_t size, file->size());
   Window w(*file, size);
+  std::string name = path.filename().string();
+  const char* what = name.ends_with(".cleaned") ? "cleaned file (not swapped in)"
+                     : name.ends_with(".swap")  ? "cleaned file (swapping in)"
+                                                : "segment";
   if (json) {
-    print_json({{"type", "segment"}, {"file", path.string()}, {"bytes", size}});
+    print_json({{"type", "segment"}, {"file", path.string()}, {"bytes", size}, {"kind", what}});
   } else {
-    std::printf("segment %s (%llu bytes)\n", path.string().c_str(),
+    std::printf("%s %s (%llu bytes)\n", what, path.string().c_str(),
                 static_cast<unsigned long long>(size));
   }
+  // The offsets without a record (between batches, or inside one):
+  // compaction removed them.
+  auto base = engine::parse_segment_file_name(name.substr(0, name.find(".log") + 4));
+  int64_t expected = base ? base->value() : -1;
+  uint64_t missing = 0;
   uint64_t pos = 0;
   while (pos < size) {
     auto defect = [&](const std::string& why) {
@@ -135,6 +146,13 @@ Status dump_segment(const std::filesystem::path& path, bool records, bool json, 
       continue;
     }
     const auto& h = *checked;
+    if (expected >= 0 && h.base_offset.value() > expected) {
+      missing += static_cast<uint64_t>(h.base_offset.value() - expected);
+    }
+    // A cleaned batch keeps its offsets but not every record.
+    int64_t span = h.last_offset().value() - h.base_offset.value() + 1;
+    if (span > h.records_count) missing += static_cast<uint64_t>(span - h.records_count);
+    expected = std::max(expected, h.next_offset().value());
     ++totals.batches;
     totals.records += static_cast<uint64_t>(h.records_count);
     totals.bytes += h.total_size();
@@ -212,6 +230,13 @@ Status dump_segment(const std::filesystem::path& path, bool records, bool json, 
     }
     pos += h.total_size();
   }
+  totals.missing += missing;
+  if (json) {
+    print_json({{"type", "segment_end"}, {"file", path.string()}, {"missing_offsets", missing}});
+  } else if (missing > 0) {
+    std::printf("  %llu offset(s) missing: removed by compaction\n",
+                static_cast<unsigned long long>(missing));
+  }
   return ok_status();
 }
 
@@ -220,7 +245,13 @@ Status dump(const Globals& g, const std::string& target, bool records) {
   std::vector<std::filesystem::path> files;
   if (std::filesystem::is_directory(target, ec)) {
     for (const auto& e : std::filesystem::directory_iterator(target, ec)) {
-      if (engine::parse_segment_file_name(e.path().filename().string())) files.push_back(e.path());
+      std::string n = e.path().filename().string();
+      for (std::string_view suffix : {"", ".cleaned", ".swap"}) {
+        if (n.ends_with(suffix) &&
+            engine::parse_segment_file_name(n.substr(0, n.size() - suffix.size()))) {
+          files.push_back(e.path());
+        }
+      }
     }
     std::sort(files.begin(), files.end());
     if (files.empty())
@@ -239,13 +270,17 @@ Status dump(const Globals& g, const std::string& target, bool records) {
                 {"batches", totals.batches},
                 {"records", totals.records},
                 {"bytes", totals.bytes},
+                {"missing_offsets", totals.missing},
                 {"defects", totals.defects}});
   } else {
-    std::printf("%zu segment(s), %llu batch(es), %llu record(s), %llu bytes, %llu defect(s)\n",
-                files.size(), static_cast<unsigned long long>(totals.batches),
-                static_cast<unsigned long long>(totals.records),
-                static_cast<unsigned long long>(totals.bytes),
-                static_cast<unsigned long long>(totals.defects));
+    std::printf(
+        "%zu segment(s), %llu batch(es), %llu record(s), %llu bytes, %llu offset(s) removed by "
+        "compaction, %llu defect(s)\n",
+        files.size(), static_cast<unsigned long long>(totals.batches),
+        static_cast<unsigned long long>(totals.records),
+        static_cast<unsigned long long>(totals.bytes),
+        static_cast<unsigned long long>(totals.missing),
+        static_cast<unsigned long long>(totals.defects));
   }
   return ok_status();
 }

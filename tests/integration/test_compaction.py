@@ -7,17 +7,22 @@ offset it was produced at, what the cleaner covered holds one record per key
 and no tombstone, the partition is read to its end across the holes, and all
 of it survives a SIGKILL of the broker (in or after a cleaning) and a
 restart."""
+import json
+import os
 import random
 import re
+import shutil
+import subprocess
 import time
 import unittest
 
 from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 
 from harness import Broker
-from test_confluent import create_topic, produce_all, read_all
+from test_confluent import consumer, create_topic, produce_all, read_all
 
 TIMEOUT_S = 60
+STRATA = os.environ.get("STRATA_CLI", os.path.join(os.path.dirname(__file__), "../../build/tools/strata"))
 CLEANED = re.compile(r"cleaner: (\S+)-(\d+): cleaned below offset (\d+)")
 
 
@@ -30,9 +35,20 @@ def cleaned_below(broker, topic, partition):
     return best
 
 
+def offsets_partition(group):
+    """The __consumer_offsets partition of `group` (Java's String.hashCode)."""
+    h = 0
+    for c in group:
+        h = (31 * h + ord(c)) & 0xFFFFFFFF
+    if h >= 1 << 31:
+        h -= 1 << 32
+    return (abs(h) if h != -(1 << 31) else 0) % 50
+
+
 class CompactionTest(unittest.TestCase):
     def setUp(self):
-        self.broker = Broker(extra_args=["--set", "log.cleaner.backoff.ms=100"]).start()
+        self.broker = Broker(extra_args=["--set", "log.cleaner.backoff.ms=100",
+                                         "--set", "offsets.topic.segment.bytes=4096"]).start()
 
     def tearDown(self):
         self.broker.__exit__(None, None, None)
@@ -110,6 +126,14 @@ class CompactionTest(unittest.TestCase):
         records = self.read(topic)
         self.check(records, produced, cleaned)
         self.assertLess(len(records), len(produced) // 4, "the log did not shrink")
+        # dump-log counts the offsets the cleaner removed.
+        r = subprocess.run([STRATA, "--json", "dump-log", os.path.join(self.broker.data_dir, topic + "-0")],
+                           capture_output=True, timeout=TIMEOUT_S)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        summary = json.loads(r.stdout.decode().splitlines()[-1])
+        self.assertEqual(summary["defects"], 0)
+        self.assertGreater(summary["missing_offsets"], 0)
+        self.assertEqual(summary["records"] + summary["missing_offsets"], max(produced) + 1)
 
         # More history on top, and a SIGKILL while the cleaner is likely at
         # work on it: after the restart nothing that must stay is gone and
@@ -123,6 +147,49 @@ class CompactionTest(unittest.TestCase):
         self.roll_until_cleaned(topic, data_end, produced)
         cleaned = cleaned_below(self.broker, topic, 0)
         self.check(self.read(topic), produced, cleaned)
+
+    def test_committed_offsets_survive_the_compaction_of_consumer_offsets(self):
+        create_topic(self.broker, "input", 3)
+        group = "compacted-group"
+        part = offsets_partition(group)
+        c = consumer(self.broker, {"group.id": group})
+        try:
+            c.list_topics("input", timeout=TIMEOUT_S)
+            last = {}
+            # Each commit supersedes the one before: __consumer_offsets'
+            # partition of the group fills 4 KiB segments the cleaner empties.
+            deadline = time.monotonic() + TIMEOUT_S
+            n = 0
+            while cleaned_below(self.broker, "__consumer_offsets", part) < 0 or n < 600:
+                self.assertLess(time.monotonic(), deadline,
+                                "no cleaning of __consumer_offsets-%d:\n%s" % (part, self.broker.log()[-4000:]))
+                n += 1
+                tps = [TopicPartition("input", p, n * 10 + p) for p in range(3)]
+                c.commit(offsets=tps, asynchronous=False)
+                last = {p: n * 10 + p for p in range(3)}
+        finally:
+            c.close()
+        self.assertGreater(cleaned_below(self.broker, "__consumer_offsets", part), 0)
+
+        def committed():
+            cons = consumer(self.broker, {"group.id": group})
+            try:
+                got = cons.committed([TopicPartition("input", p) for p in range(3)],
+                                     timeout=TIMEOUT_S)
+                return {tp.partition: tp.offset for tp in got}
+            finally:
+                cons.close()
+
+        self.assertEqual(committed(), last)
+        # After a SIGKILL, and after the index (with the group view) is
+        # rebuilt from the compacted log alone.
+        self.broker.kill()
+        self.broker.start()
+        self.assertEqual(committed(), last)
+        self.assertEqual(self.broker.stop(), 0)
+        shutil.rmtree(os.path.join(self.broker.data_dir, "index"))
+        self.broker.start()
+        self.assertEqual(committed(), last)
 
 
 if __name__ == "__main__":
