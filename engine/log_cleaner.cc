@@ -254,6 +254,7 @@ std::filesystem::path swap_path(const std::filesystem::path& dir, Offset base) {
 
 Result<CleaningResult> clean_segments(const CleaningPlan& plan, io::FileSystem& fs,
                                       const index::IndexStore& index) {
+  auto started = std::chrono::steady_clock::now();
   CleaningResult result;
   AbortedRanges aborted(plan.aborted);
   GroupCleaner cleaner(plan, index, aborted, result);
@@ -274,6 +275,8 @@ Result<CleaningResult> clean_segments(const CleaningPlan& plan, io::FileSystem& 
     if (!cs) return fail(cs.error());
     result.segments.push_back(std::move(*cs));
   }
+  result.stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }
 

@@ -89,6 +89,7 @@ struct CleaningStats {
   uint64_t records_kept = 0;
   uint64_t tombstones_removed = 0;
   uint64_t aborted_removed = 0;
+  double seconds = 0;  // the cleaning's wall time on its thread
 };
 
 struct CleaningResult {

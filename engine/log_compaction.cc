@@ -212,9 +212,10 @@ Result<bool> Log::finish_cleaning(const CleaningPlan& plan, Result<CleaningResul
   const auto& s = result->stats;
   last_cleaning_ = fmt::format(
       "cleaned below offset {}: {} -> {} bytes, {} of {} records kept, {} tombstones and {} "
-      "aborted records removed",
+      "aborted records removed, in {:.3f} s ({:.1f} MB/s read)",
       plan.end, s.bytes_read, s.bytes_written, s.records_kept, s.records_read, s.tombstones_removed,
-      s.aborted_removed);
+      s.aborted_removed, s.seconds,
+      s.seconds > 0 ? static_cast<double>(s.bytes_read) / s.seconds / 1e6 : 0.0);
   spdlog::debug("partition {}: {}", options_.uid, last_cleaning_);
   return true;
 }

@@ -236,6 +236,28 @@ TEST_F(LogCompactionTest, OnlySegmentsOlderThanTheMinimumLagAndBelowTheStableOff
   EXPECT_FALSE(log_->plan_cleaning(log_->log_end_offset(), false).has_value());
 }
 
+TEST_F(LogCompactionTest, CompactAndDeleteAlsoDeletesByRetention) {
+  config_.cleanup_delete = true;
+  config_.retention_ms = 60'000;
+  config_.segment_ms = 60'000;  // the first append after the clock moves rolls
+  log_->set_config(config_);
+  for (int i = 0; i < 10; ++i)
+    produce({{"k" + std::to_string(i), "old"}});
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  Offset end_before = log_->log_end_offset();
+  clock_.advance_ms(120'000);
+  for (int i = 0; i < 10; ++i)
+    produce({{"k" + std::to_string(i), "new"}});
+  ASSERT_TRUE(flush().ok());
+  // The old segments expired: gone, cleaned or not; the active one stays.
+  EXPECT_GT(log_->enforce_retention().value(), 0u);
+  EXPECT_GE(log_->log_start_offset(), end_before);
+  auto got = read_all();
+  ASSERT_FALSE(got.empty());
+  EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](const Rec& r) { return r.value == "new"; }));
+}
+
 TEST_F(LogCompactionTest, ARecordSupersededOnlyAboveTheStableOffsetStays) {
   produce({{"k", "old"}});
   for (int i = 0; i < 8; ++i)
