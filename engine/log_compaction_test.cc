@@ -11,11 +11,11 @@
 namespace strata::engine {
 namespace {
 
-struct Rec {
+struct ReadRecord {
   Offset offset;
   std::optional<std::string> key;
   std::optional<std::string> value;
-  bool operator==(const Rec&) const = default;
+  bool operator==(const ReadRecord&) const = default;
 };
 
 class LogCompactionTest : public testing::LogFixture {
@@ -38,15 +38,15 @@ class LogCompactionTest : public testing::LogFixture {
     ASSERT_TRUE(r.ok()) << r.error().to_string();
     Offset o = r->base_offset;
     for (const auto& [k, v] : records) {
-      produced_.push_back(Rec{o, k, v});
+      produced_.push_back(ReadRecord{o, k, v});
       o = o + 1;
     }
   }
 
   // Every record the log serves, read from the start the way a consumer
   // does: each read from the offset after the last batch it got.
-  std::vector<Rec> read_all() {
-    std::vector<Rec> out;
+  std::vector<ReadRecord> read_all() {
+    std::vector<ReadRecord> out;
     Offset at = log_->log_start_offset();
     while (at < log_->log_end_offset()) {
       auto r = read(at, 1 << 20);
@@ -64,15 +64,15 @@ class LogCompactionTest : public testing::LogFixture {
           plain = decompress(h.compression(), payload, 1 << 24).value();
           payload = plain;
         }
-        EXPECT_TRUE(
-            for_each_record(payload, h.records_count, [&](const RecordView& rv) {
-              auto str = [](auto s) -> std::optional<std::string> {
-                if (!s) return std::nullopt;
-                return string_of(*s);
-              };
-              out.push_back(Rec{h.base_offset + rv.offset_delta, str(rv.key), str(rv.value)});
-              return true;
-            }).ok());
+        EXPECT_TRUE(for_each_record(payload, h.records_count, [&](const RecordView& rv) {
+                      auto str = [](auto s) -> std::optional<std::string> {
+                        if (!s) return std::nullopt;
+                        return string_of(*s);
+                      };
+                      out.push_back(
+                          ReadRecord{h.base_offset + rv.offset_delta, str(rv.key), str(rv.value)});
+                      return true;
+                    }).ok());
         at = h.next_offset();
       }
     }
@@ -93,8 +93,8 @@ class LogCompactionTest : public testing::LogFixture {
   // was cleaned with a key map that saw everything): each record is the one
   // produced at its offset; of each key only the latest record below the
   // end; tombstones gone there; everything at or above `cleaned` intact.
-  void expect_compacted(const std::vector<Rec>& got, Offset cleaned) {
-    std::map<Offset, Rec> produced;
+  void expect_compacted(const std::vector<ReadRecord>& got, Offset cleaned) {
+    std::map<Offset, ReadRecord> produced;
     std::map<std::string, Offset> latest;
     for (const auto& r : produced_) {
       produced[r.offset] = r;
@@ -133,7 +133,7 @@ class LogCompactionTest : public testing::LogFixture {
     }
   }
 
-  std::vector<Rec> produced_;
+  std::vector<ReadRecord> produced_;
 };
 
 TEST_F(LogCompactionTest, ACleaningKeepsTheLatestRecordOfEachKeyAtItsOffset) {
@@ -202,14 +202,15 @@ TEST_F(LogCompactionTest, ATombstoneStaysForDeleteRetentionAfterTheFirstCleaning
   ASSERT_TRUE(clean());
   auto got = read_all();
   ASSERT_GE(got.size(), 2u);
-  EXPECT_EQ(got[0], (Rec{Offset(1), "k", std::nullopt})) << "the tombstone stays, v1 goes";
+  EXPECT_EQ(got[0], (ReadRecord{Offset(1), "k", std::nullopt})) << "the tombstone stays, v1 goes";
   clock_.advance_ms(60'000);
   for (int i = 0; i < 8; ++i)
     produce({{"more" + std::to_string(i), "y"}});
   ASSERT_TRUE(flush().ok());
   ASSERT_TRUE(clean());
   got = read_all();
-  EXPECT_TRUE(std::none_of(got.begin(), got.end(), [](const Rec& r) { return r.key == "k"; }));
+  EXPECT_TRUE(
+      std::none_of(got.begin(), got.end(), [](const ReadRecord& r) { return r.key == "k"; }));
   // Its key-map entry went with it.
   EXPECT_FALSE(index_->key_entry(uid_, index::key_hash(bytes_of("k"))).value().has_value());
 }
@@ -255,7 +256,8 @@ TEST_F(LogCompactionTest, CompactAndDeleteAlsoDeletesByRetention) {
   EXPECT_GE(log_->log_start_offset(), end_before);
   auto got = read_all();
   ASSERT_FALSE(got.empty());
-  EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](const Rec& r) { return r.value == "new"; }));
+  EXPECT_TRUE(
+      std::all_of(got.begin(), got.end(), [](const ReadRecord& r) { return r.value == "new"; }));
 }
 
 TEST_F(LogCompactionTest, ARecordSupersededOnlyAboveTheStableOffsetStays) {
@@ -270,7 +272,7 @@ TEST_F(LogCompactionTest, ARecordSupersededOnlyAboveTheStableOffsetStays) {
   ASSERT_TRUE(plan.has_value());
   ASSERT_TRUE(log_->finish_cleaning(*plan, clean_segments(*plan, fs_, *index_)).value());
   auto got = read_all();
-  EXPECT_EQ(got.front(), (Rec{Offset(0), "k", "old"}));
+  EXPECT_EQ(got.front(), (ReadRecord{Offset(0), "k", "old"}));
 }
 
 TEST_F(LogCompactionTest, ATruncationVoidsTheKeyMapEntriesItCut) {
@@ -287,7 +289,7 @@ TEST_F(LogCompactionTest, ATruncationVoidsTheKeyMapEntriesItCut) {
   ASSERT_TRUE(clean());
   // The map's entry for k named the cut record: k's first value stays.
   auto got = read_all();
-  EXPECT_EQ(got.front(), (Rec{Offset(0), "k", "kept"}));
+  EXPECT_EQ(got.front(), (ReadRecord{Offset(0), "k", "kept"}));
 }
 
 TEST_F(LogCompactionTest, AbortedRecordsGoAndDoNotSupersedeCommittedOnes) {
@@ -307,9 +309,9 @@ TEST_F(LogCompactionTest, AbortedRecordsGoAndDoNotSupersedeCommittedOnes) {
   ASSERT_TRUE(flush().ok());
   ASSERT_TRUE(clean());
   auto got = read_all();
-  EXPECT_EQ(got.front(), (Rec{Offset(0), "k", "committed"}));
-  EXPECT_TRUE(
-      std::none_of(got.begin(), got.end(), [](const Rec& r) { return r.value == "aborted"; }));
+  EXPECT_EQ(got.front(), (ReadRecord{Offset(0), "k", "committed"}));
+  EXPECT_TRUE(std::none_of(got.begin(), got.end(),
+                           [](const ReadRecord& r) { return r.value == "aborted"; }));
 }
 
 TEST_F(LogCompactionTest, AFollowerTakesItsLeadersBatchesAcrossHoles) {
