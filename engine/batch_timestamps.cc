@@ -37,7 +37,9 @@ Status check_limits(TimestampMs ts, const TimestampLimits& limits, Offset offset
 }  // namespace
 
 Result<TimestampMs> derive_max_timestamp(std::span<const std::byte> batch, const BatchHeader& h,
-                                         const std::optional<TimestampLimits>& limits) {
+                                         const std::optional<TimestampLimits>& limits,
+                                         bool compacted) {
+  if (compacted && h.records_count == 0) return h.max_timestamp;
   std::span<const std::byte> records = batch.subspan(kBatchHeaderSize);
   std::vector<std::byte> plain;
   if (h.compression() != Compression::kNone) {
@@ -49,12 +51,15 @@ Result<TimestampMs> derive_max_timestamp(std::span<const std::byte> batch, const
   int32_t expected_delta = 0;
   std::optional<Error> error;
   STRATA_TRY(for_each_record(records, h.records_count, [&](const RecordView& r) {
-    if (r.offset_delta != expected_delta) {
+    bool in_order = compacted
+                        ? r.offset_delta >= expected_delta && r.offset_delta <= h.last_offset_delta
+                        : r.offset_delta == expected_delta;
+    if (!in_order) {
       error = Error(Errc::kInvalidRecord,
                     fmt::format("record {} has offset delta {}", expected_delta, r.offset_delta));
       return false;
     }
-    ++expected_delta;
+    expected_delta = r.offset_delta + 1;
     // Wrapping arithmetic: a hostile delta must not be undefined behaviour.
     auto ts = static_cast<TimestampMs>(static_cast<uint64_t>(h.base_timestamp) +
                                        static_cast<uint64_t>(r.timestamp_delta));

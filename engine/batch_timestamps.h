@@ -36,7 +36,12 @@ struct TimestampLimits {
 // offset deltas are checked on the way, for compressed batches too. With
 // `limits`, a record timestamp (other than kNoRecordTimestamp) outside them
 // fails with kInvalidTimestamp. `batch` must have passed validate_batch.
+// A `compacted` batch (a cleaner's output: a leader's, or recovery's own)
+// may skip offset deltas — they must still grow and stay within
+// lastOffsetDelta — and may hold no record, when its header's maxTimestamp
+// stands.
 Result<TimestampMs> derive_max_timestamp(std::span<const std::byte> batch, const BatchHeader& h,
-                                         const std::optional<TimestampLimits>& limits);
+                                         const std::optional<TimestampLimits>& limits,
+                                         bool compacted = false);
 
 }  // namespace strata::engine

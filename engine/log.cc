@@ -116,6 +116,8 @@ Result<BatchHeader> Log::check_append(std::span<const std::byte> batch,
   // follower's copy was checked by its leader).
   bool control = batch.size() >= kBatchHeaderSize && read_batch_header(batch.data()).control();
   limits.check_records = control && options.allow_control && !options.keep_offsets;
+  // A leader's cleaned batches: records removed, offsets kept.
+  limits.allow_compacted = options.keep_offsets;
   STRATA_ASSIGN_OR_RETURN(BatchHeader header, validate_batch(batch, limits));
   if (header.control()) return header;
   // The records are walked (and decompressed) whatever the timestamp type:
@@ -126,8 +128,13 @@ Result<BatchHeader> Log::check_append(std::span<const std::byte> batch,
     window = TimestampLimits{options_.clock->now_ms(), cfg.timestamp_before_max_ms(),
                              cfg.timestamp_after_max_ms()};
   }
-  STRATA_ASSIGN_OR_RETURN(TimestampMs max_ts, derive_max_timestamp(batch, header, window));
-  if (create_time) header.max_timestamp = max_ts;
+  STRATA_ASSIGN_OR_RETURN(TimestampMs max_ts,
+                          derive_max_timestamp(batch, header, window, options.keep_offsets));
+  // A leader's cleaned batch keeps the maxTimestamp its records had (the
+  // leader derived it before the cleaner took some): the copy stays the
+  // leader's bytes.
+  bool cleaned = static_cast<int64_t>(header.last_offset_delta) + 1 != header.records_count;
+  if (create_time && !(options.keep_offsets && cleaned)) header.max_timestamp = max_ts;
   return header;
 }
 

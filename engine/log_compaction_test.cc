@@ -260,6 +260,28 @@ TEST_F(LogCompactionTest, CompactAndDeleteAlsoDeletesByRetention) {
       std::all_of(got.begin(), got.end(), [](const ReadRecord& r) { return r.value == "new"; }));
 }
 
+TEST_F(LogCompactionTest, ALogDirtyPastMaxCompactionLagIsCleanedWhateverItsRatio) {
+  config_.min_cleanable_dirty_ratio = 0.99;
+  config_.max_compaction_lag_ms = 10'000;
+  log_->set_config(config_);
+  for (int i = 0; i < 20; ++i)
+    produce({{"k" + std::to_string(i), "first"}});
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  // A little more: dirty, far below the ratio.
+  for (int i = 0; i < 10; ++i)
+    produce({{"k" + std::to_string(i), "second"}});
+  ASSERT_TRUE(flush().ok());
+  auto c = log_->cleanable(log_->log_end_offset());
+  ASSERT_GT(c.dirty_bytes, 0u);
+  EXPECT_LT(c.dirty_ratio(), 0.99);
+  EXPECT_FALSE(c.overdue);
+  EXPECT_FALSE(log_->plan_cleaning(log_->log_end_offset()).has_value());
+  clock_.advance_ms(10'000);
+  EXPECT_TRUE(log_->cleanable(log_->log_end_offset()).overdue);
+  EXPECT_TRUE(clean(/*force=*/false));
+}
+
 TEST_F(LogCompactionTest, ARecordSupersededOnlyAboveTheStableOffsetStays) {
   produce({{"k", "old"}});
   for (int i = 0; i < 8; ++i)
@@ -332,6 +354,51 @@ TEST_F(LogCompactionTest, AFollowerTakesItsLeadersBatchesAcrossHoles) {
   ASSERT_TRUE(open_log().ok());
   EXPECT_EQ(log_->log_end_offset(), Offset(6));
   EXPECT_FALSE(log_->recovery().defect.has_value());
+}
+
+TEST_F(LogCompactionTest, AFollowerCopiesACleanedLogByteForByte) {
+  produce_history(30);
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  // The leader's batches as a follower fetches them: holes, batches with
+  // records removed, empty ones.
+  std::vector<std::vector<std::byte>> leader;
+  for (Offset at = log_->log_start_offset(); at < log_->log_end_offset();) {
+    auto batches = split(read(at, 1 << 20).value());
+    ASSERT_FALSE(batches.empty());
+    for (auto& b : batches) {
+      at = read_batch_header(b.data()).next_offset();
+      leader.push_back(std::move(b));
+    }
+  }
+  auto expected = read_all();
+  Offset end = log_->log_end_offset();
+  close_cleanly();
+  std::filesystem::remove_all(log_dir());
+  std::filesystem::remove_all(index_dir());
+  ASSERT_TRUE(open_log().ok());
+  for (const auto& b : leader) {
+    auto h = read_batch_header(b.data());
+    auto r =
+        append(b, {.leader_epoch = h.leader_epoch, .from_client = false, .keep_offsets = true});
+    ASSERT_TRUE(r.ok()) << "batch at " << h.base_offset << ": " << r.error().to_string();
+  }
+  EXPECT_EQ(log_->log_end_offset(), end);
+  EXPECT_EQ(read_all(), expected);
+  std::vector<std::vector<std::byte>> copied;
+  for (Offset at = log_->log_start_offset(); at < log_->log_end_offset();) {
+    for (auto& b : split(read(at, 1 << 20).value())) {
+      at = read_batch_header(b.data()).next_offset();
+      copied.push_back(std::move(b));
+    }
+  }
+  EXPECT_EQ(copied, leader);
+  // And recovery of the copy scans it whole without a defect.
+  crash(false);
+  std::filesystem::remove_all(index_dir());
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_FALSE(log_->recovery().defect.has_value());
+  EXPECT_EQ(read_all(), expected);
 }
 
 // A failure at each file operation of a cleaning and its install, then a

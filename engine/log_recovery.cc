@@ -224,7 +224,8 @@ Status Log::recover() {
       ++recovery_.batches_scanned;
       if (without_meta.contains(seg.base) && !batch->header.control() &&
           !batch->header.log_append_time()) {
-        auto derived = derive_max_timestamp(batch->bytes, batch->header, std::nullopt);
+        auto derived =
+            derive_max_timestamp(batch->bytes, batch->header, std::nullopt, /*compacted=*/true);
         if (!derived) {
           defect = derived.error();
           valid_end = batch->position;

@@ -96,11 +96,13 @@ Result<BatchHeader> validate_batch(std::span<const std::byte> bytes, const Batch
     return Error(Errc::kInvalidRecord,
                  fmt::format("batch base offset {} from a client is not 0", h.base_offset));
   }
-  if (h.records_count <= 0) {
+  if (h.records_count < (limits.allow_compacted ? 0 : 1)) {
     return Error(Errc::kInvalidRecord,
                  fmt::format("record count {} is not positive", h.records_count));
   }
-  if (static_cast<int64_t>(h.last_offset_delta) + 1 != h.records_count) {
+  if (limits.allow_compacted ? static_cast<int64_t>(h.last_offset_delta) + 1 < h.records_count ||
+                                   h.last_offset_delta < 0
+                             : static_cast<int64_t>(h.last_offset_delta) + 1 != h.records_count) {
     return Error(Errc::kInvalidRecord,
                  fmt::format("lastOffsetDelta {} does not match record count {}",
                              h.last_offset_delta, h.records_count));

@@ -101,6 +101,10 @@ struct BatchLimits {
   bool require_zero_base_offset = false;  // clients send 0
   // Walk the records of uncompressed batches (lengths, offset deltas, count).
   bool check_records = true;
+  // A cleaner's output (a compacted leader's batch, copied by a follower):
+  // fewer records than lastOffsetDelta + 1, none at all in the last batch
+  // of a cleaned segment.
+  bool allow_compacted = false;
 };
 
 // Checks that `bytes` holds exactly one well-formed v2 batch: length, magic,
