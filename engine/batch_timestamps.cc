@@ -40,13 +40,8 @@ Result<TimestampMs> derive_max_timestamp(std::span<const std::byte> batch, const
                                          const std::optional<TimestampLimits>& limits,
                                          bool compacted) {
   if (compacted && h.records_count == 0) return h.max_timestamp;
-  std::span<const std::byte> records = batch.subspan(kBatchHeaderSize);
   std::vector<std::byte> plain;
-  if (h.compression() != Compression::kNone) {
-    STRATA_ASSIGN_OR_RETURN(plain,
-                            decompress(h.compression(), records, kMaxDecompressedBatchBytes));
-    records = plain;
-  }
+  STRATA_ASSIGN_OR_RETURN(auto records, batch_records(batch, h, plain, kMaxDecompressedBatchBytes));
   TimestampMs max_ts = kNoRecordTimestamp;
   int32_t expected_delta = 0;
   std::optional<Error> error;

@@ -252,4 +252,14 @@ std::string_view compression_name(Compression codec) {
   return "unknown";
 }
 
+Result<std::span<const std::byte>> batch_records(std::span<const std::byte> batch,
+                                                 const BatchHeader& h,
+                                                 std::vector<std::byte>& scratch,
+                                                 size_t max_output) {
+  std::span<const std::byte> records = batch.subspan(kBatchHeaderSize);
+  if (h.compression() == Compression::kNone) return records;
+  STRATA_ASSIGN_OR_RETURN(scratch, decompress(h.compression(), records, max_output));
+  return std::span<const std::byte>(scratch);
+}
+
 }  // namespace strata::engine

@@ -34,4 +34,11 @@ Result<std::vector<std::byte>> compress(Compression codec, std::span<const std::
 
 std::string_view compression_name(Compression codec);
 
+// The records of the batch `batch` (its bytes after the header), decompressed
+// into `scratch` when the batch is compressed (at most `max_output` bytes).
+Result<std::span<const std::byte>> batch_records(std::span<const std::byte> batch,
+                                                 const BatchHeader& h,
+                                                 std::vector<std::byte>& scratch,
+                                                 size_t max_output);
+
 }  // namespace strata::engine

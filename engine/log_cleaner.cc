@@ -168,13 +168,9 @@ class GroupCleaner {
   };
   Result<Filtered> filter(const BatchHeader& h, std::span<const std::byte> bytes) {
     if (h.control()) return Filtered{Filtered::kAll, {}};
-    std::span<const std::byte> payload = bytes.subspan(kBatchHeaderSize);
     std::vector<std::byte> plain;
-    if (h.compression() != Compression::kNone) {
-      STRATA_ASSIGN_OR_RETURN(plain,
-                              decompress(h.compression(), payload, kMaxDecompressedBatchBytes));
-      payload = plain;
-    }
+    STRATA_ASSIGN_OR_RETURN(auto payload,
+                            batch_records(bytes, h, plain, kMaxDecompressedBatchBytes));
     std::vector<std::byte> kept_records;
     int32_t kept = 0;
     const std::byte* p = payload.data();

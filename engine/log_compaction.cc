@@ -30,27 +30,19 @@ namespace strata::engine {
 void Log::track_keys(const BatchHeader& h, std::span<const std::byte> bytes,
                      index::IndexStore::Update& update) {
   if (!options_.config.cleanup_compact || h.control() || h.records_count == 0) return;
-  std::span<const std::byte> payload = bytes.subspan(kBatchHeaderSize);
   std::vector<std::byte> plain;
-  if (h.compression() != Compression::kNone) {
-    auto d = decompress(h.compression(), payload, kMaxDecompressedBatchBytes);
-    if (!d) {
-      spdlog::error("partition {}: batch at {} not entered in the key map: {}", options_.uid,
-                    h.base_offset, d.error().to_string());
-      return;
-    }
-    plain = std::move(*d);
-    payload = plain;
-  }
+  auto payload = batch_records(bytes, h, plain, kMaxDecompressedBatchBytes);
   int64_t producer = h.transactional() ? h.producer_id : -1;
-  auto st = for_each_record(payload, h.records_count, [&](const RecordView& r) {
-    if (r.key) {
-      update.put_key(index::key_hash(*r.key),
-                     index::KeyEntry{h.base_offset + r.offset_delta, compaction_.generation,
-                                     producer, string_of(*r.key)});
-    }
-    return true;
-  });
+  auto st = !payload ? Status(payload.error())
+                     : for_each_record(*payload, h.records_count, [&](const RecordView& r) {
+                         if (r.key) {
+                           update.put_key(index::key_hash(*r.key),
+                                          index::KeyEntry{h.base_offset + r.offset_delta,
+                                                          compaction_.generation, producer,
+                                                          string_of(*r.key)});
+                         }
+                         return true;
+                       });
   if (!st) {
     spdlog::error("partition {}: batch at {} not entered in the key map: {}", options_.uid,
                   h.base_offset, st.error().to_string());

@@ -150,12 +150,9 @@ Result<std::optional<TimestampLookup>> search_batch(const CursorBatch& b, Timest
     return std::optional<TimestampLookup>(
         TimestampLookup{std::max(h.base_offset, min_offset), h.max_timestamp});
   }
-  std::span<const std::byte> payload = b.bytes.span().subspan(kBatchHeaderSize);
   std::vector<std::byte> plain;
-  if (h.compression() != Compression::kNone) {
-    STRATA_ASSIGN_OR_RETURN(plain, decompress(h.compression(), payload, kMaxDecompressedBytes));
-    payload = plain;
-  }
+  STRATA_ASSIGN_OR_RETURN(auto payload,
+                          batch_records(b.bytes.span(), h, plain, kMaxDecompressedBytes));
   std::optional<TimestampLookup> found;
   STRATA_TRY(for_each_record(payload, h.records_count, [&](const RecordView& r) {
     Offset o = h.base_offset + r.offset_delta;
