@@ -234,8 +234,10 @@ class Log {
   Result<bool> finish_cleaning(const CleaningPlan& plan, Result<CleaningResult> result);
   bool cleaning() const { return cleaning_; }
   const index::CompactionState& compaction_state() const { return compaction_; }
-  // The last cleaning's outcome, for `strata topic describe` ("" if none).
+  // The last cleaning's outcome, for `strata topic describe` ("" if none),
+  // and how many attempts in a row have failed.
   const std::string& last_cleaning() const { return last_cleaning_; }
+  int32_t cleaning_failures() const { return cleaning_failures_; }
   // Whether the log is alive (for work that finishes on its shard later).
   std::weak_ptr<bool> alive_token() const { return alive_; }
   io::FileSystem& file_system() const { return *options_.fs; }
@@ -423,6 +425,7 @@ class Log {
   index::CompactionState compaction_;
   bool cleaning_ = false;
   std::string last_cleaning_;
+  int32_t cleaning_failures_ = 0;
 
   RecoveryReport recovery_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

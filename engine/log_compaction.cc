@@ -121,6 +121,7 @@ Result<bool> Log::finish_cleaning(const CleaningPlan& plan, Result<CleaningResul
   };
   if (!result) {
     last_cleaning_ = fmt::format("failed: {}", result.error().message());
+    ++cleaning_failures_;
     spdlog::error("partition {}: cleaning failed: {}", options_.uid, result.error().to_string());
     drop_files();
     return result.error();
@@ -205,8 +206,10 @@ Result<bool> Log::finish_cleaning(const CleaningPlan& plan, Result<CleaningResul
     fatal_ = st.error();
     report_storage_error(st.error());
     last_cleaning_ = fmt::format("failed: {}", st.error().message());
+    ++cleaning_failures_;
     return st.error();
   }
+  cleaning_failures_ = 0;
   const auto& s = result->stats;
   last_cleaning_ = fmt::format(
       "cleaned below offset {}: {} -> {} bytes, {} of {} records kept, {} tombstones and {} "

@@ -403,6 +403,38 @@ TEST_F(LogCompactionTest, AFollowerCopiesACleanedLogByteForByte) {
 
 // A failure at each file operation of a cleaning and its install, then a
 // crash and recovery: the log must read as before the cleaning or after it.
+TEST_F(LogCompactionTest, AFailedCleaningIsReportedLeavesTheLogAsItWasAndIsRetried) {
+  produce_history(30);
+  ASSERT_TRUE(flush().ok());
+  auto before = read_all();
+  for (int32_t attempt = 1; attempt <= 2; ++attempt) {
+    auto plan = log_->plan_cleaning(log_->log_end_offset(), true);
+    ASSERT_TRUE(plan.has_value());
+    // The cleaner's first write fails (a full disk, an I/O error).
+    fs_.fail_nth(1);
+    auto result = clean_segments(*plan, fs_, *index_);
+    fs_.clear_faults();
+    ASSERT_FALSE(result.ok());
+    EXPECT_FALSE(log_->finish_cleaning(*plan, std::move(result)).ok());
+    EXPECT_FALSE(log_->cleaning());
+    EXPECT_EQ(log_->cleaning_failures(), attempt);
+    EXPECT_TRUE(log_->last_cleaning().starts_with("failed: ")) << log_->last_cleaning();
+    EXPECT_EQ(log_->compaction_state().last_cleaned_ms, 0);
+    EXPECT_EQ(read_all(), before);
+  }
+  // No `.cleaned` file is left behind, and the next attempt succeeds.
+  for (const auto& e : std::filesystem::directory_iterator(log_dir()))
+    EXPECT_FALSE(e.path().string().ends_with(".cleaned")) << e.path();
+  auto plan = log_->plan_cleaning(log_->log_end_offset(), true);
+  ASSERT_TRUE(plan.has_value());
+  Offset cleaned = plan->end;
+  ASSERT_TRUE(log_->finish_cleaning(*plan, clean_segments(*plan, fs_, *index_)).value());
+  EXPECT_EQ(log_->cleaning_failures(), 0);
+  EXPECT_TRUE(log_->last_cleaning().starts_with("cleaned below offset")) << log_->last_cleaning();
+  EXPECT_EQ(log_->compaction_state().last_cleaned_ms, clock_.now_ms());
+  expect_compacted(read_all(), cleaned);
+}
+
 TEST_F(LogCompactionTest, ACrashAtAnyStepOfACleaningRecoversToTheSameRecords) {
   produce_history(30);
   ASSERT_TRUE(flush().ok());

@@ -700,6 +700,72 @@ TEST_F(BrokerTest, ElectLeadersAnswersEveryPartitionItWasAskedAbout) {
   EXPECT_EQ(resp.error_code, 42);  // INVALID_REQUEST
 }
 
+TEST_F(BrokerTest, DescribeLogDirsGivesEachReplicaItsSizeAndCompactedOnesTheirCleaning) {
+  create_topic("sized", 2);
+  create_topic("keyed", 1, {{"cleanup.policy", "compact"}, {"segment.bytes", "100"}});
+  produce("sized", 0, 5);
+  for (int i = 0; i < 3; ++i)
+    produce("keyed", 0, 4);  // each batch past segment.bytes: two closed segments
+  auto sized0 = on_partition("sized", 0, [](Partition& p) { return p.log().size_bytes(); });
+  auto keyed0 = on_partition("keyed", 0, [](Partition& p) { return p.log().size_bytes(); });
+  ASSERT_GT(sized0, 0u);
+  using Req = kafka::DescribeLogDirsRequest;
+  using Resp = kafka::DescribeLogDirsResponse;
+  auto find = [](const Resp& resp, const std::string& topic) -> const Resp::Topic* {
+    for (const auto& t : resp.results.at(0).topics)
+      if (t.name == topic) return &t;
+    return nullptr;
+  };
+  for (int16_t version = 0; version <= 4; ++version) {
+    Req req;
+    req.topics = std::vector<Req::Topic>{{"sized", {0, 1, 7}}, {"nope", {0}}, {"keyed", {0}}};
+    auto resp = client_->call<Req, Resp>(req, version);
+    EXPECT_EQ(resp.error_code, 0);
+    ASSERT_EQ(resp.results.size(), 1u) << "v" << version;
+    const auto& dir = resp.results[0];
+    EXPECT_EQ(dir.error_code, 0);
+    EXPECT_EQ(dir.log_dir,
+              std::filesystem::absolute(dir_.path() / "data").lexically_normal().string());
+    // Unknown topics and partitions are left out.
+    ASSERT_EQ(dir.topics.size(), 2u);
+    EXPECT_EQ(find(resp, "nope"), nullptr);
+    const auto* sized = find(resp, "sized");
+    ASSERT_NE(sized, nullptr);
+    ASSERT_EQ(sized->partitions.size(), 2u);
+    EXPECT_EQ(sized->partitions[0].partition_index, 0);
+    EXPECT_EQ(sized->partitions[0].partition_size, static_cast<int64_t>(sized0));
+    EXPECT_EQ(sized->partitions[0].offset_lag, 0);
+    EXPECT_EQ(sized->partitions[1].partition_index, 1);
+    EXPECT_EQ(sized->partitions[1].partition_size, 0);
+    EXPECT_EQ(sized->partitions[0].dirty_bytes, -1);  // not compacted
+    const auto& keyed = find(resp, "keyed")->partitions.at(0);
+    EXPECT_EQ(keyed.partition_size, static_cast<int64_t>(keyed0));
+    if (version >= 2) {
+      // Two closed segments, cleaned or not yet (the cleaner may have run).
+      ASSERT_GE(keyed.dirty_bytes, 0);
+      ASSERT_GE(keyed.clean_bytes, 0);
+      EXPECT_GT(keyed.dirty_bytes + keyed.clean_bytes, 0);
+      EXPECT_LE(keyed.dirty_bytes + keyed.clean_bytes, keyed.partition_size);
+      EXPECT_EQ(keyed.cleaning_failures, 0);
+      EXPECT_EQ(keyed.last_cleaned_ms == 0, keyed.last_cleaning.empty()) << keyed.last_cleaning;
+    } else {
+      EXPECT_EQ(keyed.dirty_bytes, -1);  // no tagged fields before v2
+    }
+    if (version >= 4) {
+      EXPECT_GT(dir.total_bytes, 0);
+      EXPECT_GE(dir.usable_bytes, 0);
+      EXPECT_LE(dir.usable_bytes, dir.total_bytes);
+    } else {
+      EXPECT_EQ(dir.total_bytes, -1);
+    }
+  }
+  // Null topics: every replica held here.
+  auto all = client_->call<Req, Resp>(Req{}, 4);
+  ASSERT_NE(find(all, "sized"), nullptr);
+  EXPECT_EQ(find(all, "sized")->partitions.size(), 2u);
+  ASSERT_NE(find(all, "keyed"), nullptr);
+}
+
 TEST_F(BrokerTest, OffsetForLeaderEpochSaysWhereAnEpochEndsUpToTheHighWatermark) {
   create_topic("epochs", 2);
   produce("epochs", 0, 3);

@@ -183,6 +183,9 @@ void dispatch_here(const RequestContext& ctx, const SharedBytes& frame,
           ctx, frame, h, reply, handlers::add_offsets_to_txn);
     case EndTxnRequest::kApiKey:
       return decode_and_run<EndTxnRequest, EndTxnResponse>(ctx, frame, h, reply, handlers::end_txn);
+    case DescribeLogDirsRequest::kApiKey:
+      return decode_and_run<DescribeLogDirsRequest, DescribeLogDirsResponse>(
+          ctx, frame, h, reply, handlers::describe_log_dirs);
     case DescribeProducersRequest::kApiKey:
       return decode_and_run<DescribeProducersRequest, DescribeProducersResponse>(
           ctx, frame, h, reply, handlers::describe_producers);

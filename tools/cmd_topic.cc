@@ -1,8 +1,12 @@
 // strata topic create|list|describe|alter|delete
 #include <fmt/format.h>
 
+#include "server/kafka/error_code.h"
+#include "server/kafka/messages/describe_log_dirs.h"
 #include "tools/commands.h"
 #include "tools/output.h"
+#include "tools/time_spec.h"
+#include "tools/wire.h"
 
 namespace strata::tools {
 namespace {
@@ -60,6 +64,65 @@ Result<std::vector<ConfigEntry>> describe_configs(Kafka& k, const std::string& t
   return out;
 }
 
+// One replica of a partition as its broker's DescribeLogDirs gives it, or
+// why it could not be asked.
+struct ReplicaOnDisk {
+  int32_t broker = -1;
+  std::optional<kafka::DescribeLogDirsResponse::Partition> log;
+  std::string error;
+};
+
+// Asks every broker holding a replica of `topic` for its replicas on disk;
+// a broker that cannot be asked is reported, not fatal.
+std::map<int32_t, std::vector<ReplicaOnDisk>> replicas_on_disk(const Globals& g,
+                                                               const Kafka::Metadata& md,
+                                                               const Kafka::Topic& topic) {
+  std::map<int32_t, std::vector<ReplicaOnDisk>> out;
+  kafka::DescribeLogDirsRequest req;
+  auto& asked = req.topics.emplace().emplace_back();
+  asked.topic = topic.name;
+  for (const auto& p : topic.partitions)
+    asked.partitions.push_back(p.id);
+  for (const auto& b : md.brokers) {
+    bool holds = false;
+    for (const auto& p : topic.partitions)
+      holds = holds || std::find(p.replicas.begin(), p.replicas.end(), b.id) != p.replicas.end();
+    if (!holds) continue;
+    auto resp = wire_call<kafka::DescribeLogDirsRequest, kafka::DescribeLogDirsResponse>(
+        g, broker_address(b), req, 4);
+    for (const auto& p : topic.partitions) {
+      if (std::find(p.replicas.begin(), p.replicas.end(), b.id) == p.replicas.end()) continue;
+      ReplicaOnDisk r{b.id, std::nullopt, ""};
+      if (!resp) {
+        r.error = resp.error().message();
+      } else {
+        for (const auto& dir : resp->results) {
+          for (const auto& t : dir.topics) {
+            if (t.name != topic.name) continue;
+            for (const auto& rp : t.partitions)
+              if (rp.partition_index == p.id) r.log = rp;
+          }
+        }
+        if (!r.log) r.error = "not on disk there (yet)";
+      }
+      out[p.id].push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+std::string human_bytes(int64_t n) {
+  if (n < 1024) return fmt::format("{} B", n);
+  if (n < (1 << 20)) return fmt::format("{:.1f} KiB", static_cast<double>(n) / 1024);
+  if (n < (1 << 30)) return fmt::format("{:.1f} MiB", static_cast<double>(n) / (1 << 20));
+  return fmt::format("{:.2f} GiB", static_cast<double>(n) / (1 << 30));
+}
+
+double dirty_ratio(const kafka::DescribeLogDirsResponse::Partition& p) {
+  int64_t total = p.dirty_bytes + p.clean_bytes;
+  return total <= 0 ? 0.0 : static_cast<double>(p.dirty_bytes) / static_cast<double>(total);
+}
+
 Status create(const Globals& g, const std::string& name, int partitions, int rf,
               const std::vector<std::string>& config_kvs) {
   STRATA_ASSIGN_OR_RETURN(auto configs, parse_configs(config_kvs));
@@ -100,8 +163,55 @@ Status list(const Globals& g, bool all) {
 
 Status describe_topic(const Globals& g, const std::string& name) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
+  STRATA_ASSIGN_OR_RETURN(auto md, k->metadata(name));
   STRATA_ASSIGN_OR_RETURN(auto topic, k->topic(name));
   STRATA_ASSIGN_OR_RETURN(auto configs, describe_configs(*k, name));
+  auto on_disk = replicas_on_disk(g, md, topic);
+  bool compacted = false;
+  for (const auto& [p, rs] : on_disk)
+    for (const auto& r : rs)
+      compacted = compacted || (r.log && r.log->dirty_bytes >= 0);
+  // Each replica's size and, on compacted topics, its cleaning.
+  std::vector<std::string> disk_headers = {"PARTITION", "BROKER", "SIZE", "LAG"};
+  if (compacted) {
+    for (const char* h : {"DIRTY", "FAILURES", "LAST CLEANED", "LAST CLEANING"})
+      disk_headers.push_back(h);
+  }
+  Table disk(disk_headers);
+  auto disk_json = [&](int32_t partition) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : on_disk[partition]) {
+      if (!r.log) {
+        j.push_back({{"broker", r.broker}, {"error", r.error}});
+        disk.add({std::to_string(partition), std::to_string(r.broker), "?", "?"});
+        if (!g.json) {
+          std::fprintf(stderr, "warning: partition %d on broker %d: %s\n", partition, r.broker,
+                       r.error.c_str());
+        }
+        continue;
+      }
+      const auto& l = *r.log;
+      nlohmann::json e = {
+          {"broker", r.broker}, {"size_bytes", l.partition_size}, {"offset_lag", l.offset_lag}};
+      std::vector<std::string> row = {std::to_string(partition), std::to_string(r.broker),
+                                      human_bytes(l.partition_size), std::to_string(l.offset_lag)};
+      if (l.dirty_bytes >= 0) {
+        e["dirty_bytes"] = l.dirty_bytes;
+        e["clean_bytes"] = l.clean_bytes;
+        e["dirty_ratio"] = dirty_ratio(l);
+        e["last_cleaned_ms"] = l.last_cleaned_ms;
+        e["last_cleaning"] = l.last_cleaning;
+        e["cleaning_failures"] = l.cleaning_failures;
+        row.push_back(fmt::format("{:.0f}%", 100 * dirty_ratio(l)));
+        row.push_back(std::to_string(l.cleaning_failures));
+        row.push_back(l.last_cleaned_ms > 0 ? format_time(l.last_cleaned_ms) : "never");
+        row.push_back(l.last_cleaning.empty() ? "-" : l.last_cleaning);
+      }
+      j.push_back(std::move(e));
+      disk.add(std::move(row));
+    }
+    return j;
+  };
   nlohmann::json parts = nlohmann::json::array();
   Table t({"PARTITION", "LEADER", "REPLICAS", "ISR", "START", "END"});
   for (const auto& p : topic.partitions) {
@@ -111,7 +221,8 @@ Status describe_topic(const Globals& g, const std::string& name) {
                        {"leader", p.leader},
                        {"replicas", p.replicas},
                        {"isr", p.isrs},
-                       {"offline", true}});
+                       {"offline", true},
+                       {"replicas_on_disk", disk_json(p.id)}});
       t.add({std::to_string(p.id), "offline", join(p.replicas), join(p.isrs), "-", "-"});
       continue;
     }
@@ -121,7 +232,8 @@ Status describe_topic(const Globals& g, const std::string& name) {
                      {"replicas", p.replicas},
                      {"isr", p.isrs},
                      {"start_offset", wm.first},
-                     {"end_offset", wm.second}});
+                     {"end_offset", wm.second},
+                     {"replicas_on_disk", disk_json(p.id)}});
     t.add({std::to_string(p.id), std::to_string(p.leader), join(p.replicas), join(p.isrs),
            std::to_string(wm.first), std::to_string(wm.second)});
   }
@@ -137,6 +249,8 @@ Status describe_topic(const Globals& g, const std::string& name) {
   }
   std::printf("topic %s: %zu partition(s)\n\n", name.c_str(), topic.partitions.size());
   t.print();
+  std::printf("\n");
+  disk.print();
   std::printf("\n");
   c.print();
   return ok_status();
@@ -244,7 +358,9 @@ void add_topic_commands(CLI::App& app, Globals& g, Action& action) {
   l->callback([&, all] { action = [&g, all] { return list(g, *all); }; });
 
   auto* d = topic->add_subcommand(
-      "describe", "Partitions (leaders, replicas, ISR, start and end offsets) and configs");
+      "describe",
+      "Partitions (leaders, replicas, ISR, start and end offsets), each replica's size on disk "
+      "and compaction (dirty ratio, last cleaning), and configs");
   auto dname = std::make_shared<std::string>();
   d->add_option("name", *dname, "Topic name")->required();
   d->callback([&, dname] { action = [&g, dname] { return describe_topic(g, *dname); }; });

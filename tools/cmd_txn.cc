@@ -21,10 +21,6 @@
 namespace strata::tools {
 namespace {
 
-std::string address(const Kafka::Broker& b) {
-  return fmt::format("{}:{}", b.host, b.port);
-}
-
 Error broker_error(int16_t code, const std::string& what) {
   auto e = static_cast<kafka::ErrorCode>(code);
   return Error(Errc::kIoError, fmt::format("{}: {}", what, kafka::error_name(e)));
@@ -39,7 +35,7 @@ Status list(const Globals& g, const std::vector<std::string>& states) {
   for (const auto& b : md.brokers) {
     STRATA_ASSIGN_OR_RETURN(
         auto resp, (wire_call<kafka::ListTransactionsRequest, kafka::ListTransactionsResponse>(
-                       g, address(b), req, 0)));
+                       g, broker_address(b), req, 0)));
     if (resp.error_code != 0) {
       return broker_error(resp.error_code, fmt::format("ListTransactions at broker {}", b.id));
     }
@@ -142,7 +138,7 @@ Result<std::map<int32_t, std::string>> leaders(Kafka& k, const std::string& topi
   std::map<int32_t, std::string> where;
   std::map<int32_t, std::string> brokers;
   for (const auto& b : md.brokers)
-    brokers[b.id] = address(b);
+    brokers[b.id] = broker_address(b);
   for (const auto& t : md.topics) {
     for (const auto& p : t.partitions) {
       if (!partitions.empty() &&

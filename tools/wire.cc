@@ -9,6 +9,10 @@
 
 namespace strata::tools {
 
+std::string broker_address(const Kafka::Broker& b) {
+  return fmt::format("{}:{}", b.host, b.port);
+}
+
 Result<SharedBytes> wire_exchange(const Globals& g, const std::string& hostport,
                                   const std::vector<SharedBytes>& frame) {
   auto colon = hostport.rfind(':');

@@ -35,6 +35,8 @@ void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
                    Responder<kafka::ElectLeadersResponse> out);
 void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest req,
                       Responder<kafka::DescribeClusterResponse> out);
+void describe_log_dirs(const RequestContext& ctx, kafka::DescribeLogDirsRequest req,
+                       Responder<kafka::DescribeLogDirsResponse> out);
 // Idempotent producers (handlers/producers.cc).
 void init_producer_id(const RequestContext& ctx, kafka::InitProducerIdRequest req,
                       Responder<kafka::InitProducerIdResponse> out);

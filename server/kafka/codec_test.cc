@@ -79,6 +79,7 @@ TEST(Codec, EveryMessageRoundTripsAtEveryVersion) {
   round_trip_api<WriteTxnMarkersRequest, WriteTxnMarkersResponse>();
   round_trip_api<TxnOffsetCommitRequest, TxnOffsetCommitResponse>();
   round_trip_api<DescribeProducersRequest, DescribeProducersResponse>();
+  round_trip_api<DescribeLogDirsRequest, DescribeLogDirsResponse>();
   round_trip_api<DescribeTransactionsRequest, DescribeTransactionsResponse>();
   round_trip_api<ListTransactionsRequest, ListTransactionsResponse>();
 }

@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   seeds<WriteTxnMarkersRequest>(dir);
   seeds<TxnOffsetCommitRequest>(dir);
   seeds<DescribeProducersRequest>(dir);
+  seeds<DescribeLogDirsRequest>(dir);
   seeds<DescribeTransactionsRequest>(dir);
   seeds<ListTransactionsRequest>(dir);
   return 0;

@@ -40,6 +40,7 @@ constexpr std::array kApis = {
     info<TxnOffsetCommitRequest>("TxnOffsetCommit"),
     info<DescribeConfigsRequest>("DescribeConfigs"),
     info<AlterConfigsRequest>("AlterConfigs"),
+    info<DescribeLogDirsRequest>("DescribeLogDirs"),
     info<CreatePartitionsRequest>("CreatePartitions"),
     info<DeleteGroupsRequest>("DeleteGroups"),
     info<ElectLeadersRequest>("ElectLeaders"),

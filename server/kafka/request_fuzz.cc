@@ -70,6 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case WriteTxnMarkersRequest::kApiKey: check<WriteTxnMarkersRequest>(frame, *h); break;
     case TxnOffsetCommitRequest::kApiKey: check<TxnOffsetCommitRequest>(frame, *h); break;
     case DescribeProducersRequest::kApiKey: check<DescribeProducersRequest>(frame, *h); break;
+    case DescribeLogDirsRequest::kApiKey: check<DescribeLogDirsRequest>(frame, *h); break;
     case DescribeTransactionsRequest::kApiKey: check<DescribeTransactionsRequest>(frame, *h); break;
     case ListTransactionsRequest::kApiKey: check<ListTransactionsRequest>(frame, *h); break;
     default: std::abort();  // known but not checked: add it above

@@ -138,6 +138,18 @@ class CompactionTest(unittest.TestCase):
         self.assertEqual(summary["defects"], 0)
         self.assertGreater(summary["missing_offsets"], 0)
         self.assertEqual(summary["records"] + summary["missing_offsets"], max(produced) + 1)
+        # topic describe shows the replica's cleaning (DescribeLogDirs).
+        r = subprocess.run([STRATA, "--json", "-b", self.broker.bootstrap, "topic", "describe", topic],
+                           capture_output=True, timeout=TIMEOUT_S)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        [replica] = json.loads(r.stdout)["partitions"][0]["replicas_on_disk"]
+        self.assertEqual(replica["broker"], 1)
+        self.assertRegex(replica["last_cleaning"], r"^cleaned below offset \d+: ")
+        self.assertGreater(replica["last_cleaned_ms"], 0)
+        self.assertEqual(replica["cleaning_failures"], 0)
+        self.assertTrue(0 <= replica["dirty_ratio"] <= 1, replica)
+        produced_bytes = sum(len(v or b"") for _, v in produced.values())
+        self.assertLess(replica["size_bytes"], produced_bytes // 2, replica)
 
         # More history on top, and a SIGKILL while the cleaner is likely at
         # work on it: after the restart nothing that must stay is gone and

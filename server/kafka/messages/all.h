@@ -13,6 +13,7 @@
 #include "server/kafka/messages/describe_cluster.h"
 #include "server/kafka/messages/describe_configs.h"
 #include "server/kafka/messages/describe_groups.h"
+#include "server/kafka/messages/describe_log_dirs.h"
 #include "server/kafka/messages/describe_producers.h"
 #include "server/kafka/messages/describe_transactions.h"
 #include "server/kafka/messages/elect_leaders.h"
