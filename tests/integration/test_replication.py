@@ -20,11 +20,16 @@ log is the same, byte for byte (strata dump-log); a consumer group's
 offsets are intact at once when its coordinator's broker is killed, and its
 member goes on; transactions over partitions led by all three brokers
 commit exactly what their producer was told committed when the
-coordinator's broker is killed inside one. Outcomes only, never
+coordinator's broker is killed inside one; on a compacted topic each
+replica's cleaner covers the log on its own (as topic describe reports
+it) and the replicas hold the same record at every offset two of them
+keep, each key's latest one everywhere. Outcomes only, never
 durations: the failover time is measured in bench/.
 """
 import json
 import os
+import random
+import re
 import subprocess
 import threading
 import time
@@ -33,7 +38,7 @@ import unittest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from cluster import ClusterTestCase
+from cluster import Cluster, ClusterTestCase
 from kafka.protocol.api import Request, Response
 from kafka.protocol.commit import GroupCoordinatorRequest
 from kafka.protocol.types import Array, Int8, Int16, Int32, Int64, Schema, String
@@ -147,6 +152,12 @@ class ContinuousProducer:
 
 
 class ReplicationTest(ClusterTestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        # The cleaner looks every 200 ms (for the compaction test).
+        cls.cluster = Cluster(brokers=3, broker_args="--set broker.session.timeout.ms=2000 "
+                              "--cores 1 --set log.cleaner.backoff.ms=200").up()
 
     def setUp(self):
         self.filters = []
@@ -652,6 +663,88 @@ class ReplicationTest(ClusterTestCase):
         except AssertionError as e:
             raise AssertionError("%s: leader %s, broker 3 %s" % (e, last[0][:3], last[1][:3]))
         self.assertEqual(self.batches(3, "behind", 0)[0], holding)
+
+    def records(self, n, topic, p):
+        """Broker n's records of topic-p: {offset: (key, value)}, from its
+        files (read again if a cleaning swapped them under dump-log)."""
+        def read():
+            out = subprocess.run([STRATA, "--json", "dump-log", "--records",
+                                  self.cluster.partition_dir(n, topic, p)],
+                                 capture_output=True, timeout=TIMEOUT_S)
+            docs = [json.loads(line) for line in out.stdout.decode().split("\n") if line]
+            if out.returncode != 0 or not docs or docs[-1].get("defects") != 0:
+                return None
+            return {d["offset"]: (d["key"], d["value"]) for d in docs if d["type"] == "record"}
+        return wait_until("broker %d's records of %s-%d" % (n, topic, p), read, timeout=TIMEOUT_S)
+
+    def test_replicas_compact_on_their_own_and_agree_at_every_offset(self):
+        c = self.cluster
+        topic = "changelog-rf3"
+        create(c.bootstrap, topic, configs={
+            "cleanup.policy": "compact", "segment.bytes": "16384", "segment.ms": "300",
+            "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0"})
+        rng = random.Random(3)
+        produced = {}
+        producers = {}
+
+        def send(batch, codec):
+            if codec not in producers:
+                producers[codec] = Producer({"bootstrap.servers": c.bootstrap, "acks": "all",
+                                             "linger.ms": 5, "compression.type": codec})
+            p = producers[codec]
+            reports = []
+            for key, value in batch:
+                p.produce(topic, key=key, value=value, on_delivery=lambda err, msg:
+                          reports.append((err, msg.key(), msg.value(), msg.offset())))
+            self.assertEqual(p.flush(TIMEOUT_S), 0)
+            for err, key, value, offset in reports:
+                self.assertIsNone(err)
+                produced[offset] = (key.decode(), None if value is None else value.decode())
+        for r, codec in enumerate(["none", "lz4", "zstd"]):
+            send([("key-%02d" % rng.randrange(60),
+                   None if rng.random() < 0.1 else "r%d-%d-%s" % (r, i, "x" * rng.randrange(80)))
+                  for i in range(1500)], codec)
+        data_end = max(produced) + 1
+        # Every replica's cleaner covers the data on its own (topic describe
+        # reads each one's DescribeLogDirs); sentinels roll segments meanwhile.
+        covered = re.compile(r"^cleaned below offset (\d+):")
+
+        def cleaned_everywhere():
+            send([("sentinel", "s%d" % len(produced))], "none")
+            out = subprocess.run([STRATA, "--json", "-b", c.bootstrap, "topic", "describe", topic],
+                                 capture_output=True, timeout=TIMEOUT_S)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            on_disk = json.loads(out.stdout)["partitions"][0]["replicas_on_disk"]
+            self.assertEqual(sorted(r["broker"] for r in on_disk), [1, 2, 3])
+            ends = [int(m.group(1)) if (m := covered.match(r.get("last_cleaning", ""))) else -1
+                    for r in on_disk]
+            return min(ends) >= data_end
+        wait_until("every replica cleaned below %d" % data_end, cleaned_everywhere,
+                   timeout=TIMEOUT_S)
+        self.wait_isr(topic, 1, [1, 2, 3])
+        last = {}
+        for offset in sorted(produced):
+            last[produced[offset][0]] = offset
+        replicas = {n: self.records(n, topic, 0) for n in (1, 2, 3)}
+        for n, recs in replicas.items():
+            # Each record sits at the offset it was produced at; below the
+            # data's end only each key's latest record stays (tombstones
+            # too are gone: delete.retention.ms=0), and every live key's
+            # latest value is there.
+            for offset, rec in recs.items():
+                self.assertEqual(rec, produced.get(offset), "broker %d, offset %d" % (n, offset))
+                if offset < data_end:
+                    self.assertEqual(last[rec[0]], offset, "broker %d kept a superseded record "
+                                     "at %d" % (n, offset))
+                    self.assertIsNotNone(rec[1], "broker %d kept a tombstone at %d" % (n, offset))
+            for key, offset in last.items():
+                if key != "sentinel" and produced[offset][1] is not None:
+                    self.assertIn(offset, recs, "broker %d lost %s" % (n, key))
+            self.assertLess(len(recs), len(produced) // 4, "broker %d's log did not shrink" % n)
+        # The replicas agree wherever two hold the same offset.
+        for a, b in ((1, 2), (1, 3), (2, 3)):
+            shared = replicas[a].keys() & replicas[b].keys()
+            self.assertEqual([o for o in shared if replicas[a][o] != replicas[b][o]], [])
 
 
 if __name__ == "__main__":
