@@ -131,6 +131,9 @@ class GroupCleaner {
         if (!b) break;
         result_.stats.bytes_read += b->bytes.size();
         throttle();
+        if (cancelled()) {
+          return Error(Errc::kShutdown, "the cleaning was stopped: the broker is stopping");
+        }
         STRATA_ASSIGN_OR_RETURN(Filtered kept, filter(b->header, b->bytes));
         if (kept.kind == Filtered::kNothing) {
           dropped_last.emplace(b->bytes.begin(), b->bytes.begin() + kBatchHeaderSize);
@@ -171,18 +174,35 @@ class GroupCleaner {
     std::vector<std::byte> plain;
     STRATA_ASSIGN_OR_RETURN(auto payload,
                             batch_records(bytes, h, plain, kMaxDecompressedBatchBytes));
-    std::vector<std::byte> kept_records;
-    int32_t kept = 0;
+    // The batch's records, and its keys' map entries in one lookup.
+    struct Parsed {
+      const std::byte* start;
+      const std::byte* end;
+      RecordView view;
+    };
+    std::vector<Parsed> records;
+    records.reserve(static_cast<size_t>(h.records_count));
+    std::vector<uint64_t> hashes;
     const std::byte* p = payload.data();
     const std::byte* end = p + payload.size();
     for (int32_t i = 0; i < h.records_count; ++i) {
       const std::byte* start = p;
       STRATA_ASSIGN_OR_RETURN(RecordView r, read_record(p, end));
+      records.push_back(Parsed{start, p, r});
+      if (r.key) hashes.push_back(index::key_hash(*r.key));
+    }
+    STRATA_ASSIGN_OR_RETURN(auto entries, index_.key_entries(plan_.uid, hashes));
+    std::vector<std::byte> kept_records;
+    int32_t kept = 0;
+    size_t next_entry = 0;
+    for (const auto& rec : records) {
       ++result_.stats.records_read;
-      STRATA_ASSIGN_OR_RETURN(bool keep, keep_record(h, r));
-      if (keep) {
+      const std::optional<index::KeyEntry>* entry = nullptr;
+      if (rec.view.key) entry = &entries[next_entry++];
+      if (keep_record(h, rec.view, entry != nullptr ? *entry : std::nullopt,
+                      entry != nullptr ? hashes[next_entry - 1] : 0)) {
         ++kept;
-        kept_records.insert(kept_records.end(), start, p);
+        kept_records.insert(kept_records.end(), rec.start, rec.end);
       }
     }
     result_.stats.records_kept += static_cast<uint64_t>(kept);
@@ -192,24 +212,33 @@ class GroupCleaner {
     return Filtered{Filtered::kSome, std::move(rebuilt)};
   }
 
-  // Sleeps while the bytes read and written so far are ahead of the limit.
+  bool cancelled() const {
+    return plan_.cancel != nullptr && plan_.cancel->load(std::memory_order_relaxed);
+  }
+
+  // Sleeps while the bytes read and written so far are ahead of the limit
+  // (in slices, to notice a stop).
   void throttle() const {
     if (plan_.io_max_bytes_per_second <= 0) return;
     double bytes = static_cast<double>(result_.stats.bytes_read + result_.stats.bytes_written);
     auto due = started_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(bytes / plan_.io_max_bytes_per_second));
-    if (due > std::chrono::steady_clock::now()) std::this_thread::sleep_until(due);
+    for (auto now = std::chrono::steady_clock::now(); due > now && !cancelled();
+         now = std::chrono::steady_clock::now()) {
+      std::this_thread::sleep_until(std::min(due, now + std::chrono::milliseconds(50)));
+    }
   }
 
-  Result<bool> keep_record(const BatchHeader& h, const RecordView& r) {
+  // Whether a record stays; `entry` is the key map's entry of its key
+  // (hash `hash`), if it has a key and the map one.
+  bool keep_record(const BatchHeader& h, const RecordView& r,
+                   const std::optional<index::KeyEntry>& entry, uint64_t hash) {
     Offset offset = h.base_offset + r.offset_delta;
     if (h.transactional() && aborted_.contains(h.producer_id, offset)) {
       ++result_.stats.aborted_removed;
       return false;
     }
     if (!r.key) return true;
-    uint64_t hash = index::key_hash(*r.key);
-    STRATA_ASSIGN_OR_RETURN(auto entry, index_.key_entry(plan_.uid, hash));
     if (!entry || !plan_.state.valid(*entry) || bytes_of(entry->key).size() != r.key->size() ||
         !std::equal(r.key->begin(), r.key->end(), bytes_of(entry->key).begin())) {
       return true;

@@ -27,6 +27,7 @@
 // records at the end of a segment moves on.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -70,6 +71,9 @@ struct CleaningPlan {
   // log.cleaner.io.max.bytes.per.second: bytes read and written together
   // (0: no limit). The cleaner sleeps to keep under it.
   double io_max_bytes_per_second = 0;
+  // Raised when the broker stops: the cleaning ends at its next batch with
+  // kShutdown (null: never).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct CleanedSegment {

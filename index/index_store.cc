@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/table.h>
@@ -195,6 +196,17 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   rocksdb::ColumnFamilyOptions cf_options;
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  // The key map grows with the number of keys (tens of millions) and is
+  // read by point lookups, one per record a cleaning reads: a Bloom filter
+  // spares the lookups the levels that lack the key, and its index and
+  // filter blocks live in the block cache (L0's pinned), so they count
+  // against the cache's bound instead of growing the heap with the keys.
+  rocksdb::BlockBasedTableOptions keys_table = table;
+  keys_table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  keys_table.cache_index_and_filter_blocks = true;
+  keys_table.pin_l0_filter_and_index_blocks_in_cache = true;
+  rocksdb::ColumnFamilyOptions keys_options = cf_options;
+  keys_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(keys_table));
 
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, cf_options},
@@ -206,7 +218,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
       {"producer_state", cf_options},
       {"aborted_txns", cf_options},
       {"txn_state", cf_options},
-      {"compaction_keys", cf_options},
+      {"compaction_keys", keys_options},
   };
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(db_options, dir.string(), cfs, &store->handles_, &db);
@@ -550,6 +562,29 @@ Result<std::optional<KeyEntry>> IndexStore::key_entry(PartitionUid uid, uint64_t
   if (!s.ok()) return db_error(s, "key map get");
   STRATA_ASSIGN_OR_RETURN(auto e, decode_key_entry(value));
   return std::optional<KeyEntry>(std::move(e));
+}
+
+Result<std::vector<std::optional<KeyEntry>>> IndexStore::key_entries(
+    PartitionUid uid, std::span<const uint64_t> hashes) const {
+  std::vector<std::string> keys(hashes.size());
+  std::vector<rocksdb::Slice> slices(hashes.size());
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    keys[i] = key_map_key(uid, hashes[i]);
+    slices[i] = slice(keys[i]);
+  }
+  std::vector<rocksdb::PinnableSlice> values(hashes.size());
+  std::vector<rocksdb::Status> statuses(hashes.size());
+  // RocksDB sorts the keys itself, to walk each file once for the batch.
+  db_->MultiGet(rocksdb::ReadOptions(), keys_cf_, slices.size(), slices.data(), values.data(),
+                statuses.data(), /*sorted_input=*/false);
+  std::vector<std::optional<KeyEntry>> out(hashes.size());
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    if (!statuses[i].ok()) return db_error(statuses[i], "key map multiget");
+    STRATA_ASSIGN_OR_RETURN(auto e, decode_key_entry(values[i].ToStringView()));
+    out[i] = std::move(e);
+  }
+  return out;
 }
 
 Result<uint64_t> IndexStore::key_count(PartitionUid uid) const {

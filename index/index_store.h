@@ -40,6 +40,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -185,6 +186,10 @@ class IndexStore {
 
   // The key map's entry for `hash`, if any (compacted topics).
   Result<std::optional<KeyEntry>> key_entry(PartitionUid uid, uint64_t hash) const;
+  // The entries of many hashes in one batched lookup (RocksDB MultiGet):
+  // out[i] is hashes[i]'s. A cleaning asks for a batch's keys at once.
+  Result<std::vector<std::optional<KeyEntry>>> key_entries(PartitionUid uid,
+                                                           std::span<const uint64_t> hashes) const;
   // The number of key-map entries of a partition (tests, tools; scans them all).
   Result<uint64_t> key_count(PartitionUid uid) const;
   // The partition's compaction state (a default one if none was written).

@@ -13,14 +13,20 @@ BackgroundExecutor::BackgroundExecutor(size_t threads, std::string name) {
 }
 
 BackgroundExecutor::~BackgroundExecutor() {
+  stop();
+}
+
+void BackgroundExecutor::stop() {
+  stopping_flag_.store(true);
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
     jobs_.clear();
   }
   cv_.notify_all();
-  for (auto& t : threads_)
-    t.join();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
 }
 
 void BackgroundExecutor::post(std::function<void()> job) {

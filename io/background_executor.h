@@ -6,10 +6,11 @@
 //   BackgroundExecutor cleaners(1, "cleaner");
 //   cleaners.post([&] { auto r = clean(...); asio::post(shard_io, [r] { install(r); }); });
 //
-// Thread-safety: post() from any thread. The destructor drops the jobs not
-// started and waits for the running ones.
+// Thread-safety: post() from any thread. stop() (or the destructor) drops
+// the jobs not started, raises stopping() and waits for the running ones.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -29,6 +30,12 @@ class BackgroundExecutor {
 
   void post(std::function<void()> job);
   size_t threads() const { return threads_.size(); }
+  // Drops the jobs not started, raises stopping() and waits for the
+  // running ones; later posts are dropped. From one thread at a time; a
+  // second call (the destructor's) finds nothing left to do.
+  void stop();
+  // Set once stop() started: long jobs poll it to end early.
+  const std::atomic<bool>& stopping() const { return stopping_flag_; }
 
  private:
   void run();
@@ -37,6 +44,7 @@ class BackgroundExecutor {
   std::condition_variable cv_;
   std::deque<std::function<void()>> jobs_;
   bool stopping_ = false;
+  std::atomic<bool> stopping_flag_{false};
   std::vector<std::thread> threads_;
 };
 

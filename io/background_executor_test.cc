@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <future>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -24,6 +25,29 @@ TEST(BackgroundExecutorTest, RunsEveryJobOffTheCallersThread) {
     all.get_future().wait();
   }
   EXPECT_EQ(ran.load(), 100);
+}
+
+TEST(BackgroundExecutorTest, StopEndsARunningJobThatWatchesItAndDropsTheRest) {
+  BackgroundExecutor exec(1, "test");
+  std::promise<void> started;
+  std::atomic<bool> saw_stop{false};
+  std::atomic<bool> queued_ran{false};
+  // A job that would run forever unless it watches stopping().
+  exec.post([&] {
+    started.set_value();
+    while (!exec.stopping().load())
+      std::this_thread::yield();
+    saw_stop = true;
+  });
+  exec.post([&] { queued_ran = true; });  // queued behind it: dropped
+  started.get_future().wait();
+  EXPECT_FALSE(exec.stopping().load());
+  exec.stop();
+  EXPECT_TRUE(saw_stop.load());
+  EXPECT_FALSE(queued_ran.load());
+  exec.post([&] { queued_ran = true; });  // after stop: dropped
+  exec.stop();                             // again: nothing left to do
+  EXPECT_FALSE(queued_ran.load());
 }
 
 }  // namespace

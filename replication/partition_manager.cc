@@ -166,6 +166,7 @@ void PartitionManager::check_cleaning() {
 void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
   cleaning_ = true;
   engine::Log* log = &p.log();
+  plan.cancel = &cleaner_.executor->stopping();
   auto shared_plan = std::make_shared<engine::CleaningPlan>(std::move(plan));
   // The job reads through the log's file system and index store, which
   // outlive the logs (the broker stops the cleaner threads first).

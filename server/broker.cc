@@ -68,10 +68,13 @@ Broker::~Broker() {
   listener_.reset();
   rpc_.reset();
   fetchers_.reset();
-  states_.clear();
-  // The cleaner's running job posts its result to a shard: the threads stop
-  // (waiting for it) while the shards' io_contexts still exist.
+  // The cleaner's running job reads through a shard's file system and posts
+  // its result to the shard: the threads stop first — the job sees the
+  // executor stopping and ends at its next batch — while the shard states
+  // and io_contexts still exist (the PartitionManagers share the executor).
+  if (cleaners_) cleaners_->stop();
   cleaners_.reset();
+  states_.clear();
   shards_.clear();
 }
 

@@ -40,6 +40,8 @@ class BrokerTest : public ::testing::Test {
     cfg.cores = 2;
     cfg.log_level = "warn";
     ASSERT_TRUE(cfg.set("log.retention.hours", "48").ok());  // a static topic default
+    for (const auto& [key, value] : extra_configs_)
+      ASSERT_TRUE(cfg.set(key, value).ok()) << key;
     store_ = coordinator::EmbeddedStore::open(cfg.data_dir / "metadata.json").value();
     broker_ = Broker::start(cfg, *store_, SystemClock::instance()).value();
     client_ = std::make_unique<testing::WireClient>("127.0.0.1", broker_->port());
@@ -182,6 +184,8 @@ class BrokerTest : public ::testing::Test {
   std::unique_ptr<coordinator::EmbeddedStore> store_;  // declared first: outlives the broker
   std::unique_ptr<Broker> broker_;
   std::unique_ptr<testing::WireClient> client_;
+  // Broker configs set at the next start() (restart() picks them up).
+  std::vector<std::pair<std::string, std::string>> extra_configs_;
 };
 
 TEST_F(BrokerTest, PortZeroAdvertisesTheBoundPort) {
@@ -764,6 +768,32 @@ TEST_F(BrokerTest, DescribeLogDirsGivesEachReplicaItsSizeAndCompactedOnesTheirCl
   ASSERT_NE(find(all, "sized"), nullptr);
   EXPECT_EQ(find(all, "sized")->partitions.size(), 2u);
   ASSERT_NE(find(all, "keyed"), nullptr);
+}
+
+TEST_F(BrokerTest, StoppingInTheMiddleOfACleaningEndsItAndLosesNothing) {
+  // A cleaner throttled to a crawl (it would take hours): its cleaning is
+  // still reading when the broker stops, which must end it rather than
+  // wait for it, and free nothing it reads through before it ended.
+  extra_configs_ = {{"log.cleaner.backoff.ms", "20"}, {"log.cleaner.io.max.bytes.per.second", "1"}};
+  restart();
+  create_topic("slow", 1, {{"cleanup.policy", "compact"}, {"segment.bytes", "2000"}});
+  for (int i = 0; i < 20; ++i)
+    produce("slow", 0, 20);
+  auto end = on_partition("slow", 0, [](Partition& p) { return p.log().log_end_offset(); });
+  auto size = on_partition("slow", 0, [](Partition& p) { return p.log().size_bytes(); });
+  bool cleaning = false;
+  for (int i = 0; i < 500 && !cleaning; ++i) {
+    cleaning = on_partition("slow", 0, [](Partition& p) { return p.log().cleaning(); });
+    if (!cleaning) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a state
+  }
+  ASSERT_TRUE(cleaning) << "no cleaning started";
+  extra_configs_ = {{"log.cleaner.enable", "false"}};  // no new cleaning to look at
+  restart();
+  // The log is as it was: nothing cleaned, nothing lost, no file left.
+  EXPECT_EQ(on_partition("slow", 0, [](Partition& p) { return p.log().log_end_offset(); }), end);
+  EXPECT_EQ(on_partition("slow", 0, [](Partition& p) { return p.log().size_bytes(); }), size);
+  for (const auto& e : std::filesystem::directory_iterator(dir_.path() / "data" / "slow-0"))
+    EXPECT_FALSE(e.path().string().ends_with(".cleaned")) << e.path();
 }
 
 TEST_F(BrokerTest, OffsetForLeaderEpochSaysWhereAnEpochEndsUpToTheHighWatermark) {

@@ -220,6 +220,11 @@ class KafkaDriver final : public Driver {
   std::string_view name() const override { return "kafka"; }
 
   Status prepare(const Workload& w) override {
+    if (w.keep_topics) {
+      auto created = create_topics(w);
+      if (created.ok() || created.error().code() == Errc::kAlreadyExists) return ok_status();
+      return created;
+    }
     STRATA_TRY(delete_topics(w));
     STRATA_TRY(delete_groups(w));
     // A topic just deleted may still be going away: retry creation while the
@@ -244,7 +249,7 @@ class KafkaDriver final : public Driver {
   }
 
   Status cleanup(const Workload& w) override {
-    Status topics = delete_topics(w);
+    Status topics = w.keep_topics ? ok_status() : delete_topics(w);
     Status groups = delete_groups(w);
     return topics.ok() ? groups : topics;
   }

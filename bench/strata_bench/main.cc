@@ -49,13 +49,16 @@ void add_workload_flags(CLI::App& app, WorkloadFlags& f) {
         "Replicas of each topic created (kafka; default: the broker's)");
   f.add(app, "--message-size", &Workload::message_size,
         "Value size in bytes (default 1024, >= 24)");
-  CLI::Option* keys = app.add_option("--keys", f.keys, "Key distribution: none or uniform")
-                          ->group("Workload (override the file)");
+  CLI::Option* keys =
+      app.add_option("--keys", f.keys, "Key distribution: none, uniform or sequential")
+          ->group("Workload (override the file)");
   f.given.emplace_back(keys, [&f](Workload& out) {
     auto k = parse_key_distribution(f.keys);
     if (k) out.keys = *k;
   });
-  f.add(app, "--key-count", &Workload::key_count, "Distinct keys with --keys uniform");
+  f.add(app, "--key-count", &Workload::key_count, "Distinct keys with --keys uniform|sequential");
+  f.add(app, "--keep-topics", &Workload::keep_topics,
+        "true: use the topics if they exist and leave them after the run");
   f.add(app, "--producers", &Workload::producers, "Producer threads, each with its own client");
   f.add(app, "--rate", &Workload::rate, "Total msg/s over all producers; 0 = as fast as possible");
   f.add(app, "--acks", &Workload::acks, "0, 1 or all");

@@ -162,8 +162,12 @@ void produce_loop(ProducerState& p, const Workload& w, int index, double rate, i
     }
     int partition = -1;
     key.clear();
-    if (w.keys == KeyDistribution::kUniform) {
-      int k = pick_key(rng);
+    if (w.keys != KeyDistribution::kNone) {
+      int k = w.keys == KeyDistribution::kUniform
+                  ? pick_key(rng)
+                  : static_cast<int>(
+                        (seq * static_cast<uint64_t>(w.producers) + static_cast<uint64_t>(index)) %
+                        static_cast<uint64_t>(std::max(w.key_count, 1)));
       key = "key-" + std::to_string(k);
       // The same key lands on the same partition with every driver.
       partition =

@@ -55,7 +55,7 @@ Status Workload::validate() const {
     return range_error("message_size",
                        "in [" + std::to_string(kMinMessageSize) + ", 16 MiB] bytes (the first " +
                            std::to_string(kMinMessageSize) + " carry the latency stamp)");
-  if (keys == KeyDistribution::kUniform && (key_count < 1 || key_count > 100'000'000))
+  if (keys != KeyDistribution::kNone && (key_count < 1 || key_count > 100'000'000))
     return range_error("key_count", "in [1, 100000000]");
   if (producers < 1 || producers > 1000) return range_error("producers", "in [1, 1000]");
   if (!(rate >= 0) || rate > 1e9)
@@ -79,6 +79,7 @@ std::string_view key_distribution_name(KeyDistribution k) {
   switch (k) {
     case KeyDistribution::kNone: return "none";
     case KeyDistribution::kUniform: return "uniform";
+    case KeyDistribution::kSequential: return "sequential";
   }
   return "?";
 }
@@ -86,8 +87,9 @@ std::string_view key_distribution_name(KeyDistribution k) {
 Result<KeyDistribution> parse_key_distribution(std::string_view s) {
   if (s == "none") return KeyDistribution::kNone;
   if (s == "uniform") return KeyDistribution::kUniform;
+  if (s == "sequential") return KeyDistribution::kSequential;
   return Error(Errc::kInvalidArgument,
-               "workload: keys must be none or uniform, not '" + std::string(s) + "'");
+               "workload: keys must be none, uniform or sequential, not '" + std::string(s) + "'");
 }
 
 Result<Workload> parse_workload_yaml(const std::string& text) {
@@ -122,6 +124,7 @@ Result<Workload> parse_workload_yaml(const std::string& text) {
          return ok_status();
        }},
       {"key_count", as(w.key_count)},
+      {"keep_topics", as(w.keep_topics)},
       {"producers", as(w.producers)},
       {"rate", as(w.rate)},
       {"acks", as(w.acks)},

@@ -16,6 +16,9 @@ namespace strata::bench {
 enum class KeyDistribution {
   kNone,     // null keys: the system spreads messages over partitions itself
   kUniform,  // `key_count` distinct keys drawn uniformly; partition = hash(key)
+  // `key_count` distinct keys in turn (each producer its share), so every
+  // key is written once before any is written again; partition = hash(key)
+  kSequential,
 };
 
 struct Workload {
@@ -27,6 +30,9 @@ struct Workload {
   int message_size = 1024;      // bytes of value, at least kMinMessageSize
   KeyDistribution keys = KeyDistribution::kNone;
   int key_count = 1000;
+  // Use the topics as they are if they exist, and leave them after the run
+  // (to measure a second run over what a first one wrote).
+  bool keep_topics = false;
   int producers = 1;       // threads, each with its own client, spread over topics
   double rate = 0;         // total target msg/s over all producers; 0 = as fast as possible
   std::string acks = "1";  // "0", "1" or "all" (drivers map it to their own guarantee)

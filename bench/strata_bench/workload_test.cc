@@ -34,6 +34,18 @@ duration_s: 60
   EXPECT_EQ(w->topic_names(), (std::vector<std::string>{"bench-0"}));
 }
 
+TEST(WorkloadTest, SequentialKeysAndKeptTopics) {
+  auto w = parse_workload_yaml("keys: sequential\nkey_count: 10000000\nkeep_topics: true\n");
+  ASSERT_TRUE(w.ok()) << w.error().message();
+  EXPECT_EQ(w->keys, KeyDistribution::kSequential);
+  EXPECT_EQ(w->key_count, 10000000);
+  EXPECT_TRUE(w->keep_topics);
+  EXPECT_FALSE(Workload{}.keep_topics);
+  auto none = parse_workload_yaml("keys: sequential\nkey_count: 0\n");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message().find("key_count"), std::string::npos);
+}
+
 TEST(WorkloadTest, EmptyYamlIsTheDefaults) {
   auto w = parse_workload_yaml("");
   ASSERT_TRUE(w.ok());
@@ -50,7 +62,7 @@ TEST(WorkloadTest, BadFilesNameTheProblem) {
       {"partitions: 0", "partitions must be"},
       {"acks: 2", "acks must be 0, 1 or all"},
       {"message_size: 8", "message_size must be"},
-      {"keys: zipf", "keys must be none or uniform"},
+      {"keys: zipf", "keys must be none, uniform or sequential"},
       {"duration_s: 0", "duration_s must be"},
       {"rate: -1", "rate must be"},
       {"topic_prefix: 'a b'", "topic_prefix must be"},
