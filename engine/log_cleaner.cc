@@ -19,6 +19,10 @@ namespace strata::engine {
 namespace {
 
 constexpr size_t kWriteChunk = 1 << 20;
+// A chunk of batches judged together holds up to this many bytes (read and
+// decompressed; CleaningPlan::chunk_keys bounds its keys): what a cleaning
+// holds in memory at once.
+constexpr size_t kChunkBytes = 8 << 20;
 
 // Whether an offset of a producer lies in one of its aborted transactions.
 class AbortedRanges {
@@ -122,6 +126,28 @@ class GroupCleaner {
       result_.stats.bytes_written += batch.size();
       return writer.append(batch);
     };
+    // Batches are judged a chunk at a time: the chunk's keys go to the key
+    // map in one lookup, in key order, so that RocksDB reads each of its
+    // blocks once for all the keys it holds rather than once per key.
+    std::vector<std::unique_ptr<PendingBatch>> chunk;
+    std::vector<uint64_t> hashes;
+    size_t chunk_bytes = 0;
+    auto judge_chunk = [&]() -> Status {
+      STRATA_ASSIGN_OR_RETURN(auto entries, index_.key_entries(plan_.uid, hashes));
+      for (auto& pb : chunk) {
+        STRATA_ASSIGN_OR_RETURN(Filtered kept, filter(*pb, hashes, entries));
+        if (kept.kind == Filtered::kNothing) {
+          dropped_last.emplace(pb->bytes.begin(), pb->bytes.begin() + kBatchHeaderSize);
+          continue;
+        }
+        dropped_last.reset();
+        STRATA_TRY(write(kept.kind == Filtered::kAll ? pb->bytes : kept.batch, pb->header));
+      }
+      chunk.clear();
+      hashes.clear();
+      chunk_bytes = 0;
+      return ok_status();
+    };
     for (const auto& seg : group) {
       STRATA_ASSIGN_OR_RETURN(
           auto file, fs.open(plan_.dir / segment_file_name(seg.base), io::OpenMode::kOpenExisting));
@@ -134,14 +160,10 @@ class GroupCleaner {
         if (cancelled()) {
           return Error(Errc::kShutdown, "the cleaning was stopped: the broker is stopping");
         }
-        STRATA_ASSIGN_OR_RETURN(Filtered kept, filter(b->header, b->bytes));
-        if (kept.kind == Filtered::kNothing) {
-          dropped_last.emplace(b->bytes.begin(), b->bytes.begin() + kBatchHeaderSize);
-          continue;
-        }
-        dropped_last.reset();
-        STRATA_TRY(
-            write(kept.kind == Filtered::kAll ? b->bytes : std::span(kept.batch), b->header));
+        STRATA_ASSIGN_OR_RETURN(auto pb, parse(b->header, b->bytes, hashes));
+        chunk_bytes += pb->bytes.size() + pb->plain.size();
+        chunk.push_back(std::move(pb));
+        if (hashes.size() >= plan_.chunk_keys || chunk_bytes >= kChunkBytes) STRATA_TRY(judge_chunk());
       }
       if (scan.defect() || scan.position() != seg.size) {
         return Error(
@@ -150,6 +172,7 @@ class GroupCleaner {
                         scan.defect() ? scan.defect()->message() : "short scan", scan.position()));
       }
     }
+    STRATA_TRY(judge_chunk());
     if (dropped_last) {
       // The group's last batch stays, empty, so the segment ends where it did.
       BatchHeader h = read_batch_header(dropped_last->data());
@@ -164,43 +187,64 @@ class GroupCleaner {
   }
 
  private:
-  // What stays of a batch: nothing, all of it, or some (the rebuilt batch).
-  struct Filtered {
-    enum Kind { kNothing, kAll, kSome } kind;
-    std::vector<std::byte> batch;
+  // One batch read into a chunk: its bytes, its records (decompressed when
+  // need be) and where its keys' hashes start in the chunk's list.
+  struct Parsed {
+    const std::byte* start;
+    const std::byte* end;
+    RecordView view;
   };
-  Result<Filtered> filter(const BatchHeader& h, std::span<const std::byte> bytes) {
-    if (h.control()) return Filtered{Filtered::kAll, {}};
+  struct PendingBatch {
+    BatchHeader header;
+    std::vector<std::byte> bytes;
     std::vector<std::byte> plain;
+    std::vector<Parsed> records;  // none for a control batch
+    size_t first_hash = 0;
+  };
+  Result<std::unique_ptr<PendingBatch>> parse(const BatchHeader& h,
+                                              std::span<const std::byte> bytes,
+                                              std::vector<uint64_t>& hashes) {
+    auto pb = std::make_unique<PendingBatch>();
+    pb->header = h;
+    pb->bytes.assign(bytes.begin(), bytes.end());
+    pb->first_hash = hashes.size();
+    if (h.control()) return pb;
     STRATA_ASSIGN_OR_RETURN(auto payload,
-                            batch_records(bytes, h, plain, kMaxDecompressedBatchBytes));
-    // The batch's records, and its keys' map entries in one lookup.
-    struct Parsed {
-      const std::byte* start;
-      const std::byte* end;
-      RecordView view;
-    };
-    std::vector<Parsed> records;
-    records.reserve(static_cast<size_t>(h.records_count));
-    std::vector<uint64_t> hashes;
+                            batch_records(pb->bytes, h, pb->plain, kMaxDecompressedBatchBytes));
+    pb->records.reserve(static_cast<size_t>(h.records_count));
     const std::byte* p = payload.data();
     const std::byte* end = p + payload.size();
     for (int32_t i = 0; i < h.records_count; ++i) {
       const std::byte* start = p;
       STRATA_ASSIGN_OR_RETURN(RecordView r, read_record(p, end));
-      records.push_back(Parsed{start, p, r});
+      pb->records.push_back(Parsed{start, p, r});
       if (r.key) hashes.push_back(index::key_hash(*r.key));
     }
-    STRATA_ASSIGN_OR_RETURN(auto entries, index_.key_entries(plan_.uid, hashes));
+    return pb;
+  }
+
+  // What stays of a batch: nothing, all of it, or some (the rebuilt batch).
+  struct Filtered {
+    enum Kind { kNothing, kAll, kSome } kind;
+    std::vector<std::byte> batch;
+  };
+  Result<Filtered> filter(const PendingBatch& pb, const std::vector<uint64_t>& hashes,
+                          const std::vector<std::optional<index::KeyEntry>>& entries) {
+    const BatchHeader& h = pb.header;
+    if (h.control()) return Filtered{Filtered::kAll, {}};
     std::vector<std::byte> kept_records;
     int32_t kept = 0;
-    size_t next_entry = 0;
-    for (const auto& rec : records) {
+    size_t next = pb.first_hash;
+    for (const auto& rec : pb.records) {
       ++result_.stats.records_read;
-      const std::optional<index::KeyEntry>* entry = nullptr;
-      if (rec.view.key) entry = &entries[next_entry++];
-      if (keep_record(h, rec.view, entry != nullptr ? *entry : std::nullopt,
-                      entry != nullptr ? hashes[next_entry - 1] : 0)) {
+      bool keep = true;
+      if (rec.view.key) {
+        keep = keep_record(h, rec.view, entries[next], hashes[next]);
+        ++next;
+      } else {
+        keep = keep_record(h, rec.view, std::nullopt, 0);
+      }
+      if (keep) {
         ++kept;
         kept_records.insert(kept_records.end(), rec.start, rec.end);
       }
@@ -208,7 +252,7 @@ class GroupCleaner {
     result_.stats.records_kept += static_cast<uint64_t>(kept);
     if (kept == h.records_count) return Filtered{Filtered::kAll, {}};
     if (kept == 0) return Filtered{Filtered::kNothing, {}};
-    STRATA_ASSIGN_OR_RETURN(auto rebuilt, rebuild_batch(bytes, h, kept_records, kept));
+    STRATA_ASSIGN_OR_RETURN(auto rebuilt, rebuild_batch(pb.bytes, h, kept_records, kept));
     return Filtered{Filtered::kSome, std::move(rebuilt)};
   }
 

@@ -71,6 +71,9 @@ struct CleaningPlan {
   // log.cleaner.io.max.bytes.per.second: bytes read and written together
   // (0: no limit). The cleaner sleeps to keep under it.
   double io_max_bytes_per_second = 0;
+  // Batches are judged in chunks of up to this many keys, looked up in the
+  // key map together (in key order: each map block read once per chunk).
+  size_t chunk_keys = 1 << 15;
   // Raised when the broker stops: the cleaning ends at its next batch with
   // kShutdown (null: never).
   const std::atomic<bool>* cancel = nullptr;

@@ -193,17 +193,27 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   db_options.atomic_flush = true;
 
   rocksdb::BlockBasedTableOptions table;
-  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  // Half of the cache may hold index and filter blocks (the key map's),
+  // which data blocks do not evict.
+  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes, /*num_shard_bits=*/-1,
+                                           /*strict_capacity_limit=*/false,
+                                           /*high_pri_pool_ratio=*/0.5);
   rocksdb::ColumnFamilyOptions cf_options;
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   // The key map grows with the number of keys (tens of millions) and is
   // read by point lookups, one per record a cleaning reads: a Bloom filter
   // spares the lookups the levels that lack the key, and its index and
-  // filter blocks live in the block cache (L0's pinned), so they count
-  // against the cache's bound instead of growing the heap with the keys.
+  // filter blocks are partitioned and live in the block cache at high
+  // priority (the top levels pinned), so they count against the cache's
+  // bound instead of growing the heap with the keys, and a miss reloads
+  // one small partition, not a whole file's index.
   rocksdb::BlockBasedTableOptions keys_table = table;
   keys_table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  keys_table.index_type = rocksdb::BlockBasedTableOptions::IndexType::kTwoLevelIndexSearch;
+  keys_table.partition_filters = true;
   keys_table.cache_index_and_filter_blocks = true;
+  keys_table.cache_index_and_filter_blocks_with_high_priority = true;
+  keys_table.pin_top_level_index_and_filter = true;
   keys_table.pin_l0_filter_and_index_blocks_in_cache = true;
   rocksdb::ColumnFamilyOptions keys_options = cf_options;
   keys_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(keys_table));
