@@ -163,7 +163,8 @@ class GroupCleaner {
         STRATA_ASSIGN_OR_RETURN(auto pb, parse(b->header, b->bytes, hashes));
         chunk_bytes += pb->bytes.size() + pb->plain.size();
         chunk.push_back(std::move(pb));
-        if (hashes.size() >= plan_.chunk_keys || chunk_bytes >= kChunkBytes) STRATA_TRY(judge_chunk());
+        if (hashes.size() >= plan_.chunk_keys || chunk_bytes >= kChunkBytes)
+          STRATA_TRY(judge_chunk());
       }
       if (scan.defect() || scan.position() != seg.size) {
         return Error(

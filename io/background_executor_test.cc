@@ -46,7 +46,7 @@ TEST(BackgroundExecutorTest, StopEndsARunningJobThatWatchesItAndDropsTheRest) {
   EXPECT_TRUE(saw_stop.load());
   EXPECT_FALSE(queued_ran.load());
   exec.post([&] { queued_ran = true; });  // after stop: dropped
-  exec.stop();                             // again: nothing left to do
+  exec.stop();                            // again: nothing left to do
   EXPECT_FALSE(queued_ran.load());
 }
 
