@@ -238,13 +238,10 @@ class GroupCleaner {
     size_t next = pb.first_hash;
     for (const auto& rec : pb.records) {
       ++result_.stats.records_read;
-      bool keep = true;
-      if (rec.view.key) {
-        keep = keep_record(h, rec.view, entries[next], hashes[next]);
-        ++next;
-      } else {
-        keep = keep_record(h, rec.view, std::nullopt, 0);
-      }
+      bool keyed = rec.view.key.has_value();
+      bool keep = keyed ? keep_record(h, rec.view, entries[next], hashes[next])
+                        : keep_record(h, rec.view, std::nullopt, 0);
+      if (keyed) ++next;
       if (keep) {
         ++kept;
         kept_records.insert(kept_records.end(), rec.start, rec.end);

@@ -140,8 +140,7 @@ void PartitionManager::check_cleaning() {
     for (auto& [uid, p] : partitions_) {
       auto& log = p->log();
       if (!log.config().cleanup_compact || log.cleaning()) continue;
-      if (auto f = cleaning_failures_.find(uid);
-          f != cleaning_failures_.end() && f->second.retry_at > now) {
+      if (auto f = cleaning_retry_at_.find(uid); f != cleaning_retry_at_.end() && f->second > now) {
         continue;
       }
       auto c = log.cleanable(p->last_stable_offset());
@@ -182,14 +181,13 @@ void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
       if (!live || !*live) return;  // the log closed meanwhile; recovery removes the files
       auto done = log->finish_cleaning(*shared_plan, std::move(*result));
       if (done) {
-        cleaning_failures_.erase(shared_plan->uid);
+        cleaning_retry_at_.erase(shared_plan->uid);
         spdlog::info("cleaner: {}: {}", name, log->last_cleaning());
         return;
       }
-      auto& f = cleaning_failures_[shared_plan->uid];
-      f.count = std::min(f.count + 1, 6);
-      auto wait = cleaner_.backoff * (1 << f.count);
-      f.retry_at = std::chrono::steady_clock::now() + wait;
+      // The log counts its failed attempts in a row; the wait doubles with them.
+      auto wait = cleaner_.backoff * (1 << std::min(log->cleaning_failures(), 6));
+      cleaning_retry_at_[shared_plan->uid] = std::chrono::steady_clock::now() + wait;
       spdlog::error("cleaner: {}: {}; trying again in {} ms", name, log->last_cleaning(),
                     std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
     });

@@ -117,14 +117,11 @@ class PartitionManager {
   CleanerOptions cleaner_;
   boost::asio::steady_timer cleaner_timer_;
   bool cleaning_ = false;  // a cleaning of one of these logs is in flight
-  // Logs whose last cleaning failed: how often in a row, and when they may
-  // be tried again (the backoff doubles, up to 64 times log.cleaner.backoff.ms),
-  // so that one failing log does not keep the others from being cleaned.
-  struct CleaningFailures {
-    int count = 0;
-    std::chrono::steady_clock::time_point retry_at;
-  };
-  std::unordered_map<PartitionUid, CleaningFailures> cleaning_failures_;
+  // Logs whose last cleaning failed: when they may be tried again (the wait
+  // doubles with Log::cleaning_failures(), up to 64 times
+  // log.cleaner.backoff.ms), so that one failing log does not keep the
+  // others from being cleaned.
+  std::unordered_map<PartitionUid, std::chrono::steady_clock::time_point> cleaning_retry_at_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -163,8 +163,10 @@ Status list(const Globals& g, bool all) {
 
 Status describe_topic(const Globals& g, const std::string& name) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
+  // One metadata request: the topic's partitions and the brokers to ask.
   STRATA_ASSIGN_OR_RETURN(auto md, k->metadata(name));
-  STRATA_ASSIGN_OR_RETURN(auto topic, k->topic(name));
+  if (md.topics.empty()) return Error(Errc::kNotFound, fmt::format("unknown topic '{}'", name));
+  const auto& topic = md.topics.front();
   STRATA_ASSIGN_OR_RETURN(auto configs, describe_configs(*k, name));
   auto on_disk = replicas_on_disk(g, md, topic);
   bool compacted = false;
