@@ -12,16 +12,12 @@
 #include <boost/asio/ip/tcp.hpp>
 
 #include "base/result.h"
+#include "io/tcp_listen.h"
 
 namespace strata::server {
 
 class Broker;
 class Connection;
-
-// Binds `acceptor` to host:port (a name is resolved) and listens; returns
-// the port bound (port 0: the kernel's pick).
-Result<uint16_t> listen_on(boost::asio::ip::tcp::acceptor& acceptor, const std::string& host,
-                           uint16_t port);
 
 class Listener {
  public:

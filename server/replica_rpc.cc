@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "io/tcp_listen.h"
 #include "replication/replication.pb.h"
 #include "replication/rpc_frame.h"
 #include "server/broker.h"
@@ -361,7 +362,7 @@ RpcServer::RpcServer(Broker& broker) : broker_(broker), acceptor_(broker.shard(0
 Result<std::unique_ptr<RpcServer>> RpcServer::open(Broker& broker) {
   std::unique_ptr<RpcServer> s(new RpcServer(broker));
   const auto& cfg = broker.config();
-  STRATA_ASSIGN_OR_RETURN(s->port_, listen_on(s->acceptor_, cfg.listen_host, cfg.rpc_port));
+  STRATA_ASSIGN_OR_RETURN(s->port_, io::listen_on(s->acceptor_, cfg.listen_host, cfg.rpc_port));
   return s;
 }
 
