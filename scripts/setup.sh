@@ -34,7 +34,7 @@ packages=(
   build-essential g++-12 cmake ninja-build pkg-config git clang clang-format clang-tidy
   libclang-rt-14-dev
   # libraries the broker links
-  librocksdb-dev liburing-dev libboost-dev libprotobuf-dev protobuf-compiler
+  librocksdb-dev liburing-dev libboost-dev libprotobuf-dev libprotoc-dev protobuf-compiler
   libspdlog-dev libfmt-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libcli11-dev nlohmann-json3-dev librdkafka-dev libxxhash-dev
   # the etcd metadata store's client (gRPC, and protoc's gRPC plugin)
@@ -48,6 +48,8 @@ if [ "$with_tests" = 1 ]; then
   packages+=(
     # real Kafka clients for the integration tests
     kcat python3-confluent-kafka python3-kafka
+    # the schema registry tests: the serializers' own dependencies
+    python3-requests python3-jsonschema python3-protobuf python3-avro
     # libFuzzer targets
     clang libclang-rt-14-dev
     # the systems strata-bench's drivers are tested against
