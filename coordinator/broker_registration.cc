@@ -10,6 +10,7 @@ std::string encode_broker(const BrokerInfo& b) {
   nlohmann::json j = {{"node_id", b.node_id}, {"host", b.host}, {"port", b.port}};
   if (b.rack) j["rack"] = *b.rack;
   if (b.rpc_port >= 0) j["rpc_port"] = b.rpc_port;
+  if (b.registry_port >= 0) j["registry_port"] = b.registry_port;
   return j.dump();
 }
 
@@ -22,6 +23,7 @@ Result<BrokerInfo> decode_broker(const std::string& value) {
     b.port = j.at("port").get<int32_t>();
     if (auto it = j.find("rack"); it != j.end()) b.rack = it->get<std::string>();
     b.rpc_port = j.value("rpc_port", -1);
+    b.registry_port = j.value("registry_port", -1);
     return b;
   } catch (const nlohmann::json::exception& e) {
     return Error(Errc::kCorruption, fmt::format("broker record is not valid: {}", e.what()));

@@ -24,6 +24,8 @@ struct BrokerInfo {
   int32_t port = 0;
   std::optional<std::string> rack;
   int32_t rpc_port = -1;  // broker-to-broker RPC (replication); -1: not known
+  // The schema registry's REST API, on the advertised host; -1: none.
+  int32_t registry_port = -1;
 };
 
 // One partition's replication state. Only the controller changes it (with

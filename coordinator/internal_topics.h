@@ -1,6 +1,7 @@
 // The internal topics, whose partitions host a coordinator's state: the
-// group coordinator's __consumer_offsets and the transaction coordinator's
-// __transaction_state. Only the broker creates and writes them.
+// group coordinator's __consumer_offsets, the transaction coordinator's
+// __transaction_state and the schema registry's _schemas. Only the broker
+// creates and writes them; clients may read them.
 #pragma once
 
 #include <string_view>
@@ -10,8 +11,11 @@
 
 namespace strata::coordinator {
 
+// The schema registry's one partition (registry/).
+inline constexpr std::string_view kSchemasTopic = "_schemas";
+
 inline bool is_internal_topic(std::string_view name) {
-  return name == kOffsetsTopic || name == kTransactionStateTopic;
+  return name == kOffsetsTopic || name == kTransactionStateTopic || name == kSchemasTopic;
 }
 
 }  // namespace strata::coordinator

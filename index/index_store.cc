@@ -229,6 +229,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
       {"aborted_txns", cf_options},
       {"txn_state", cf_options},
       {"compaction_keys", keys_options},
+      {"registry", cf_options},
   };
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(db_options, dir.string(), cfs, &store->handles_, &db);
@@ -243,6 +244,7 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   store->aborted_cf_ = store->handles_[7];
   store->txn_cf_ = store->handles_[8];
   store->keys_cf_ = store->handles_[9];
+  store->registry_cf_ = store->handles_[10];
   return store;
 }
 
@@ -559,7 +561,7 @@ Status IndexStore::drop_before(PartitionUid uid, Offset before) {
 Status IndexStore::drop_partition(PartitionUid uid) {
   rocksdb::WriteBatch wb;
   for (auto* cf : {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_,
-                   aborted_cf_, txn_cf_, keys_cf_}) {
+                   aborted_cf_, txn_cf_, keys_cf_, registry_cf_}) {
     wb.DeleteRange(cf, slice(keys::prefix(uid)), slice(keys::prefix_end(uid)));
   }
   return commit(wb, Durability::kSynced, "drop partition");
@@ -731,7 +733,7 @@ Status IndexStore::flush() {
   // Every view: a clean-shutdown marker written after this makes recovery
   // trust all of them without a scan.
   auto s = db_->Flush(fo, {offset_cf_, time_cf_, applied_cf_, group_cf_, epoch_cf_, producer_cf_,
-                           aborted_cf_, txn_cf_, keys_cf_});
+                           aborted_cf_, txn_cf_, keys_cf_, registry_cf_});
   if (!s.ok()) return db_error(s, "flush");
   return ok_status();
 }

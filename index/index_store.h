@@ -16,6 +16,8 @@
 //   txn_state     (partition uid, key) -> value: the transaction
 //                  coordinator's view of a __transaction_state partition
 //                  (View::kTransactions)
+//   registry      (partition uid, key) -> value: the schema registry's view
+//                  of the _schemas partition (View::kRegistry)
 //   compaction_keys (partition uid, key hash) -> the key's latest record
 //                  (index/compaction_state.h), kept on compacted topics as
 //                  of the applied marker; the partition's CompactionState
@@ -239,7 +241,11 @@ class IndexStore {
   // together.
   // The values are the views' marker kinds in the applied family, apart
   // from the log's (A, R, and the segment metas S, bounded by T).
-  enum class View : char { kGroups = 'G', kTransactions = 'X' };
+  enum class View : char {
+    kGroups = 'G',
+    kTransactions = 'X',
+    kRegistry = 'Y'
+  };  // markers of kind 'R' are recovery points
   struct KvOp {
     std::string key;                   // without the uid prefix
     std::optional<std::string> value;  // nullopt = delete
@@ -288,9 +294,15 @@ class IndexStore {
   rocksdb::ColumnFamilyHandle* producer_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* aborted_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* txn_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* registry_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* keys_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* view_cf(View view) const {
-    return view == View::kGroups ? group_cf_ : txn_cf_;
+    switch (view) {
+      case View::kGroups: return group_cf_;
+      case View::kTransactions: return txn_cf_;
+      case View::kRegistry: return registry_cf_;
+    }
+    return group_cf_;
   }
 };
 

@@ -12,6 +12,7 @@
 #include "server/listener.h"
 #include "server/replica_fetcher.h"
 #include "server/replica_rpc.h"
+#include "server/schema_registry.h"
 
 namespace strata::server {
 namespace {
@@ -49,6 +50,7 @@ Broker::Broker(const BrokerConfig& config, coordinator::MetadataStore& store, co
     : config_(config), store_(store), clock_(clock) {}
 
 Broker::~Broker() {
+  if (schema_registry_) schema_registry_->stop();
   if (!stopped_) {
     // Not stopped cleanly (a failed start): halt threads without the marker.
     if (listener_ || rpc_) {
@@ -68,6 +70,7 @@ Broker::~Broker() {
   listener_.reset();
   rpc_.reset();
   fetchers_.reset();
+  schema_registry_.reset();
   // The cleaner's running job reads through a shard's file system and posts
   // its result to the shard: the threads stop first — the job sees the
   // executor stopping and ends at its next batch — while the shard states
@@ -90,6 +93,10 @@ uint16_t Broker::port() const {
 
 uint16_t Broker::rpc_port() const {
   return rpc_->port();
+}
+
+uint16_t Broker::registry_port() const {
+  return schema_registry_ ? schema_registry_->port() : 0;
 }
 
 engine::TopicConfig Broker::effective_config(const coordinator::TopicInfo& topic) const {
@@ -210,6 +217,9 @@ Status Broker::open() {
   if (config_.listen_port == 0) config_.listen_port = listener_->port();
   STRATA_ASSIGN_OR_RETURN(rpc_, run_on(shard(0), [&] { return RpcServer::open(*this); }));
   fetchers_ = std::make_unique<ReplicaFetchers>(*this);
+  // The registry's port too is advertised in the registration; it answers
+  // once the broker serves.
+  STRATA_ASSIGN_OR_RETURN(schema_registry_, SchemaRegistryService::start(*this));
 
   STRATA_TRY(run_on(*control_, [&] { return join_cluster(); }));
   remove_orphan_dirs();
@@ -228,6 +238,7 @@ Status Broker::open() {
     listener_->start();
     rpc_->start();
   });
+  if (schema_registry_) schema_registry_->set_serving();
   spdlog::info("strata-broker node {} serving {} topic(s) on {}:{} with {} shard(s), data in {}",
                config_.node_id, snapshot()->topics.size(), config_.listen_host, port(), cores,
                config_.data_dir.string());
@@ -255,9 +266,12 @@ Status Broker::wait_for_store() {
 
 Status Broker::join_cluster() {
   control_timers_ = std::make_unique<io::AsioTimers>(control_->io());
-  coordinator::BrokerInfo self{config_.node_id, config_.advertised_host_or_listen(),
-                               config_.advertised_port_or_listen(), config_.rack,
-                               static_cast<int32_t>(rpc_->port())};
+  coordinator::BrokerInfo self{config_.node_id,
+                               config_.advertised_host_or_listen(),
+                               config_.advertised_port_or_listen(),
+                               config_.rack,
+                               static_cast<int32_t>(rpc_->port()),
+                               schema_registry_ ? schema_registry_->port() : -1};
   session_timers_ = std::make_unique<io::AsioTimers>(session_->io());
   registration_ = std::make_unique<coordinator::BrokerRegistration>(
       store_, clock_, *session_timers_, self,
@@ -621,6 +635,16 @@ void Broker::ensure_internal_topic(unsigned origin, std::string_view name,
   NewTopic t;
   t.name = std::string(name);
   bool txn = name == coordinator::kTransactionStateTopic;
+  if (name == coordinator::kSchemasTopic) {
+    // One partition, as Confluent's; replicated like the offsets topic,
+    // acks=all writes needing two in sync where there are three.
+    t.partitions = 1;
+    t.replication_factor = std::min<int16_t>(config_.offsets_topic_replication_factor, live);
+    t.configs = {
+        {"cleanup.policy", "compact"},
+        {"min.insync.replicas", std::to_string(std::min<int16_t>(2, t.replication_factor))}};
+    return create_topics(origin, {std::move(t)}, std::move(done));
+  }
   t.configs = {{"cleanup.policy", "compact"},
                {"segment.bytes", std::to_string(txn ? config_.transaction_state_segment_bytes
                                                     : config_.offsets_topic_segment_bytes)}};
@@ -659,6 +683,7 @@ Status Broker::stop() {
   if (stopped_) return ok_status();
   if (config_.controlled_shutdown_enable) controlled_shutdown();
   stopping_ = true;
+  if (schema_registry_) schema_registry_->stop();
   spdlog::info("stopping: no new connections; finishing requests in flight");
   run_on(shard(0), [&] {
     listener_->close();

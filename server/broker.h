@@ -47,6 +47,7 @@ class ControllerClient;
 class Listener;
 class ReplicaFetchers;
 class RpcServer;
+class SchemaRegistryService;
 
 class Broker {
  public:
@@ -78,6 +79,8 @@ class Broker {
   io::Shard& shard(unsigned i) { return *shards_[i]; }
   uint16_t port() const;      // the port actually bound (tests listen on port 0)
   uint16_t rpc_port() const;  // where followers fetch (see rpc.port)
+  // The schema registry's port, or 0 when it is off (see schema.registry.*).
+  uint16_t registry_port() const;
   bool stopping() const { return stopping_.load(); }
 
   // The configuration a topic's logs run with: broker defaults + overrides.
@@ -244,7 +247,8 @@ class Broker {
   std::vector<std::unique_ptr<ShardState>> states_;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<RpcServer> rpc_;
-  std::unique_ptr<ReplicaFetchers> fetchers_;  // shard 0
+  std::unique_ptr<SchemaRegistryService> schema_registry_;  // null: off
+  std::unique_ptr<ReplicaFetchers> fetchers_;               // shard 0
   std::atomic<bool> stopping_{false};
   bool stopped_ = false;
 };

@@ -76,6 +76,9 @@ const std::vector<std::string_view>& static_keys() {
       "etcd.endpoints",
       "metadata.startup.timeout.ms",
       "rpc.port",
+      "schema.registry.enable",
+      "schema.registry.listeners",
+      "schema.registry.max.request.bytes",
       "broker.session.timeout.ms",
       "broker.rack",
       "auto.leader.rebalance.enable",
@@ -208,6 +211,28 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
     etcd_endpoints = std::move(endpoints).value();
   } else if (key == "rpc.port") {
     STRATA_ASSIGN_OR_RETURN(rpc_port, parse_int<uint16_t>(key, value, 0, 65535));
+  } else if (key == "schema.registry.enable") {
+    STRATA_ASSIGN_OR_RETURN(schema_registry_enable, parse_bool(key, value));
+  } else if (key == "schema.registry.listeners") {
+    // http://host:port or host:port; one listener.
+    std::string v = value;
+    if (auto scheme = v.find("://"); scheme != std::string::npos) {
+      if (v.substr(0, scheme) != "http") {
+        return bad_value(key, value, "only http listeners are supported");
+      }
+      v = v.substr(scheme + 3);
+    }
+    auto colon = v.rfind(':');
+    if (v.find(',') != std::string::npos || colon == std::string::npos) {
+      return bad_value(key, value, "must be one listener, [http://]host:port");
+    }
+    STRATA_ASSIGN_OR_RETURN(schema_registry_port,
+                            parse_int<uint16_t>(key, v.substr(colon + 1), 0, 65535));
+    schema_registry_host = v.substr(0, colon);
+    schema_registry_explicit = true;
+  } else if (key == "schema.registry.max.request.bytes") {
+    STRATA_ASSIGN_OR_RETURN(schema_registry_max_request_bytes,
+                            parse_int<size_t>(key, value, 1, size_t{1} << 30));
   } else if (key == "metadata.startup.timeout.ms") {
     STRATA_ASSIGN_OR_RETURN(metadata_startup_timeout_ms,
                             parse_int<int64_t>(key, value, 0, INT64_MAX));
@@ -339,6 +364,9 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  (host:port,... of the etcd cluster, with metadata.store=etcd),\n"
                  "  metadata.startup.timeout.ms, broker.session.timeout.ms, broker.rack,\n"
                  "  rpc.port (followers fetch there; 0 = any free port, the default),\n"
+                 "  schema.registry.enable (default true), schema.registry.listeners\n"
+                 "  ([http://]host:port; default the listen host, port 8081),\n"
+                 "  schema.registry.max.request.bytes (default 16 MiB),\n"
                  "  auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,\n"
                  "  offsets.topic.replication.factor, replica.lag.time.max.ms,\n"
                  "  offsets.topic.segment.bytes, transaction.state.log.segment.bytes\n"
@@ -412,6 +440,12 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
       {"etcd.endpoints", fmt::format("{}", fmt::join(etcd_endpoints, ","))},
       {"metadata.startup.timeout.ms", std::to_string(metadata_startup_timeout_ms)},
       {"rpc.port", std::to_string(rpc_port)},
+      {"schema.registry.enable", schema_registry_enable ? "true" : "false"},
+      {"schema.registry.listeners",
+       fmt::format("http://{}:{}",
+                   schema_registry_host.empty() ? listen_host : schema_registry_host,
+                   schema_registry_port)},
+      {"schema.registry.max.request.bytes", std::to_string(schema_registry_max_request_bytes)},
       {"broker.session.timeout.ms", std::to_string(broker_session_timeout_ms)},
       {"broker.rack", rack.value_or("")},
       {"auto.leader.rebalance.enable", auto_leader_rebalance ? "true" : "false"},

@@ -33,6 +33,17 @@ struct BrokerConfig {
   // 0, the default, lets the kernel pick one — peers learn it from the
   // broker's registration.
   uint16_t rpc_port = 0;
+  // schema.registry.enable / schema.registry.listeners: the schema
+  // registry's REST API. Listeners empty: the listen host, port 8081 — and
+  // a port already taken there is a warning, not a failure (another broker
+  // of the host has it); an explicit host:port that cannot be bound stops
+  // the broker.
+  bool schema_registry_enable = true;
+  std::string schema_registry_host;
+  uint16_t schema_registry_port = 8081;
+  bool schema_registry_explicit = false;
+  // schema.registry.max.request.bytes: a larger body is refused unread (413).
+  size_t schema_registry_max_request_bytes = 16 << 20;
   unsigned cores = 0;  // 0: one shard per CPU
   std::string log_level = "info";
 

@@ -67,6 +67,7 @@ TEST(BrokerSession, TheLeaseIsRenewedWhileTheControlThreadIsHeldPastTheTtl) {
   BrokerConfig c;
   c.data_dir = dir.path() / "b1";
   c.listen_port = 0;
+  c.schema_registry_enable = false;
   c.cores = 1;
   c.log_level = "warn";
   c.broker_session_timeout_ms = 2000;  // a keep-alive every 667 ms

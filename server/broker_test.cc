@@ -40,6 +40,7 @@ class BrokerTest : public ::testing::Test {
     cfg.cores = 2;
     cfg.log_level = "warn";
     ASSERT_TRUE(cfg.set("log.retention.hours", "48").ok());  // a static topic default
+    ASSERT_TRUE(cfg.set("schema.registry.listeners", "127.0.0.1:0").ok());
     for (const auto& [key, value] : extra_configs_)
       ASSERT_TRUE(cfg.set(key, value).ok()) << key;
     store_ = coordinator::EmbeddedStore::open(cfg.data_dir / "metadata.json").value();

@@ -59,6 +59,7 @@ TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
   BrokerConfig c1;
   c1.data_dir = dir.path() / "b1";
   c1.listen_port = 0;
+  c1.schema_registry_enable = false;
   c1.cores = 1;
   c1.log_level = "warn";
   BrokerConfig c2 = c1;

@@ -32,7 +32,15 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
                                                                             broker_.logs().index());
                       },
                   .serve = [this](int32_t p, coordinator::TxnStateStore& s) { serve_txns(p, s); },
-                  .stop = [this](int32_t p) { txns_->unhost(p); }}) {
+                  .stop = [this](int32_t p) { txns_->unhost(p); }}),
+      schema_views_(std::string(registry::kSchemasTopic),
+                    {.make =
+                         [this](replication::Partition& p) {
+                           return std::make_unique<registry::SchemasStore>(p,
+                                                                           broker_.logs().index());
+                         },
+                     .serve = [this](int32_t, registry::SchemasStore& s) { serve_registry(s); },
+                     .stop = [this](int32_t) { registry_.reset(); }}) {
   const auto& cfg = broker.config();
   coordinator::GroupConfig gc;
   gc.initial_rebalance_delay_ms = cfg.group_initial_rebalance_delay_ms;
@@ -58,6 +66,7 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
 }
 
 ShardState::~ShardState() {
+  registry_.reset();
   groups_.reset();
   txns_.reset();
 }
@@ -86,6 +95,21 @@ void ShardState::serve_txns(int32_t p, coordinator::TxnStateStore& store) {
   // The coordinator epoch is the partition's leader epoch: a later
   // coordinator of these ids has a higher one, which fences this one's markers.
   txns_->host(p, &store, store.partition().leader_epoch().value(), std::move(*loaded));
+}
+
+void ShardState::serve_registry(registry::SchemasStore& store) {
+  auto r = std::make_unique<registry::Registry>(
+      [&store](std::vector<registry::WriteRecord> records, std::function<void(Status)> done) {
+        store.write(std::move(records), std::move(done));
+      });
+  if (auto st = store.fill(r->state()); !st) {
+    spdlog::error("shard {}: reading {} failed: {}", id(), registry::kSchemasTopic,
+                  st.error().to_string());
+    return;
+  }
+  spdlog::info("shard {}: schema registry serving from {}-0 ({} subject(s))", id(),
+               registry::kSchemasTopic, r->state().subjects(true).size());
+  registry_ = std::move(r);
 }
 
 void ShardState::append_marker(replication::Partition& partition, const engine::TxnMarker& marker,
@@ -134,12 +158,14 @@ void ShardState::reconcile(std::shared_ptr<const coordinator::ClusterSnapshot> s
   auto host = [this](replication::Partition& p) {
     offsets_views_.on_replica(p);
     txn_views_.on_replica(p);
+    schema_views_.on_replica(p);
   };
   hooks.opened = host;
   hooks.changed = host;
   hooks.closing = [this](replication::Partition& p) {
     offsets_views_.on_closing(p);
     txn_views_.on_closing(p);
+    schema_views_.on_closing(p);
   };
   replicas_.reconcile(wanted, hooks, std::move(done));
 }
@@ -176,6 +202,7 @@ void ShardState::close_all(std::function<void(Status)> done) {
   if (offsets_retention_timer_) offsets_retention_timer_->cancel();
   offsets_views_.clear();
   txn_views_.clear();
+  schema_views_.clear();
   replicas_.close_all(std::move(done));
 }
 

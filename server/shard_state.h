@@ -23,6 +23,8 @@
 #include "io/disk_file_system.h"
 #include "io/shard.h"
 #include "io/sync_journal.h"
+#include "registry/registry.h"
+#include "registry/schemas_store.h"
 #include "replication/partition_manager.h"
 #include "server/hosted_views.h"
 
@@ -58,6 +60,10 @@ class ShardState {
   void append_marker(replication::Partition& partition, const engine::TxnMarker& marker,
                      std::function<void(Status)> done);
 
+  // The schema registry, where this shard leads the loaded _schemas
+  // partition; nullptr elsewhere (or while it loads).
+  registry::Registry* schema_registry() { return registry_.get(); }
+
   // Starts the periodic retention checks (log segments, group offsets).
   void start_retention();
 
@@ -78,6 +84,8 @@ class ShardState {
   void serve_groups(int32_t partition, coordinator::LogOffsetsStore& store);
   // Hands a loaded __transaction_state partition's ids to the coordinator.
   void serve_txns(int32_t partition, coordinator::TxnStateStore& store);
+  // Starts the schema registry on a loaded _schemas partition.
+  void serve_registry(registry::SchemasStore& store);
 
   Broker& broker_;
   io::Shard& shard_;
@@ -93,6 +101,10 @@ class ShardState {
   std::unique_ptr<coordinator::TxnCoordinator> txns_;
   // The __transaction_state partitions this shard hosts.
   HostedViews<coordinator::TxnStateStore> txn_views_;
+  // The _schemas partition, if this shard hosts it, and the registry
+  // serving from it where it leads.
+  HostedViews<registry::SchemasStore> schema_views_;
+  std::unique_ptr<registry::Registry> registry_;
   size_t connections_ = 0;
 };
 

@@ -24,5 +24,6 @@ void add_group_commands(CLI::App& app, Globals& g, Action& action);
 void add_cluster_command(CLI::App& app, Globals& g, Action& action);
 void add_dump_log_command(CLI::App& app, Globals& g, Action& action);
 void add_txn_commands(CLI::App& app, Globals& g, Action& action);
+void add_schema_commands(CLI::App& app, Globals& g, Action& action);
 
 }  // namespace strata::tools

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   add_cluster_command(app, g, action);
   add_dump_log_command(app, g, action);
   add_txn_commands(app, g, action);
+  add_schema_commands(app, g, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -37,6 +37,9 @@ class Broker:
         self.tmp = tempfile.mkdtemp(prefix="strata-it-")
         self.data_dir = data_dir or os.path.join(self.tmp, "data")
         self.port = free_port()
+        # The schema registry on a port of its own (8081 would clash
+        # between brokers the tests run side by side).
+        self.registry_port = free_port()
         self.proc = None
         self.log_path = None
         self.starts = 0
@@ -44,6 +47,10 @@ class Broker:
     @property
     def bootstrap(self):
         return "127.0.0.1:%d" % self.port
+
+    @property
+    def registry_url(self):
+        return "http://127.0.0.1:%d" % self.registry_port
 
     def start(self):
         assert self.proc is None, "broker already running"
@@ -55,6 +62,7 @@ class Broker:
         else:
             args += ["--listen", "%s:%d" % (self.listen_host, self.port),
                      "--advertised", self.bootstrap]
+        args += ["--set", "schema.registry.listeners=127.0.0.1:%d" % self.registry_port]
         args += self.extra_args
         self.log_file = open(self.log_path, "w")
         self.proc = subprocess.Popen(args, stdout=self.log_file, stderr=subprocess.STDOUT)

@@ -16,6 +16,7 @@ import subprocess
 import time
 import unittest
 
+import requests
 from confluent_kafka import KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic
 from kafka import KafkaClient
@@ -384,6 +385,59 @@ class ClusterFaultTest(unittest.TestCase):
         third = messages(30, b"third")
         self.assertTrue(all(r.error is None for r in produce_all(At(c.bootstrap), "steady", third)))
         self.assertEqual(sorted(metadata(c.address(3)).brokers), [1, 2, 3])
+
+    def test_the_schema_registry_answers_on_every_broker_and_keeps_ids_when_its_leader_dies(self):
+        c = self.cluster
+        url = lambda n: "http://127.0.0.%d:8081" % (10 + n)
+
+        def registry(n, method, path, body=None, expect=200):
+            r = requests.request(method, url(n) + path, data=None if body is None else json.dumps(body),
+                                 headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
+                                 timeout=TIMEOUT_S)
+            self.assertEqual(r.status_code, expect, "broker %d %s %s: %s" % (n, method, path, r.text))
+            return r.json()
+
+        def record(name):
+            return {"schema": json.dumps({"type": "record", "name": name,
+                                          "fields": [{"name": "id", "type": "long"}]})}
+
+        # Writes sent to every broker reach the leader of _schemas (created
+        # by the first, RF 3); each answers reads the same.
+        ids = {}
+        for i in range(6):
+            n = 1 + i % 3
+            ids["s%d" % i] = registry(n, "POST", "/subjects/s%d/versions" % i, record("R%d" % i))["id"]
+        self.assertEqual(sorted(ids.values()), list(range(1, 7)))
+        for n in (1, 2, 3):
+            self.assertEqual(registry(n, "GET", "/subjects"), sorted(ids))
+            for subject, i in ids.items():
+                self.assertEqual(registry(n, "GET", "/subjects/%s/versions/latest" % subject)["id"], i)
+        md = metadata(c.address(1), "_schemas").topics["_schemas"].partitions[0]
+        self.assertEqual(sorted(md.replicas), [1, 2, 3])
+        # SIGKILL of its leader: another broker leads, with every id.
+        old = md.leader
+        c.kill(old)
+        survivors = [n for n in (1, 2, 3) if n != old]
+        wait_until("a new leader of _schemas", lambda: leaders(c.address(survivors[0]), "_schemas")[0]
+                   not in (-1, old))
+        for n in survivors:
+            for subject, i in ids.items():
+                self.assertEqual(registry(n, "GET", "/subjects/%s/versions/1" % subject)["id"], i)
+        fresh = registry(survivors[1], "POST", "/subjects/after/versions", record("After"))["id"]
+        self.assertEqual(fresh, 7)
+        self.assertEqual(registry(survivors[0], "GET", "/schemas/ids/7/subjects"), ["after"])
+        # The killed broker, back, has them too.
+        c.restart(old)
+        self.assertEqual(wait_until("broker %d's registry answering" % old,
+                                    lambda: _registry_subjects(url(old))), sorted(ids) + ["after"])
+
+
+def _registry_subjects(url):
+    try:
+        r = requests.get(url + "/subjects", timeout=5)
+        return r.json() if r.status_code == 200 else None
+    except requests.RequestException:
+        return None
 
 
 def _created(bootstrap, name):
