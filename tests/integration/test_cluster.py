@@ -429,7 +429,7 @@ class ClusterFaultTest(unittest.TestCase):
         # The killed broker, back, has them too.
         c.restart(old)
         self.assertEqual(wait_until("broker %d's registry answering" % old,
-                                    lambda: _registry_subjects(url(old))), sorted(ids) + ["after"])
+                                    lambda: _registry_subjects(url(old))), sorted(list(ids) + ["after"]))
 
 
 def _registry_subjects(url):
