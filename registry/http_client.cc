@@ -47,6 +47,7 @@ void http_call(asio::io_context& io, const std::string& host, uint16_t port,
   call->req.set(http::field::host, fmt::format("{}:{}", host, port));
   call->req.set(http::field::content_type, "application/vnd.schemaregistry.v1+json");
   call->req.keep_alive(false);
+  if (request.forwarded) call->req.set(kForwardedHeader, "1");
   call->req.body() = request.body;
   call->req.prepare_payload();
   call->stream.expires_after(timeout);

@@ -15,7 +15,8 @@
 #include "io/tcp_listen.h"
 
 namespace strata::registry {
-namespace {
+// Not anonymous: HttpServer::Impl holds a Core.
+namespace http_server_internal {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -77,7 +78,7 @@ class Session : public std::enable_shared_from_this<Session> {
     auto& req = parser_->get();
     keep_alive_ = req.keep_alive();
     HttpRequest r{std::string(req.method_string()), std::string(req.target()),
-                  std::move(req.body())};
+                  std::move(req.body()), req.find(kForwardedHeader) != req.end()};
     std::weak_ptr<Session> weak = shared_from_this();
     core_.handler(std::move(r), [weak, core = core_.self.lock()](Reply reply) {
       asio::post(core->io, [weak, reply = std::move(reply)]() mutable {
@@ -120,7 +121,13 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
 };
 
-}  // namespace
+}  // namespace http_server_internal
+
+using http_server_internal::Core;
+using http_server_internal::Session;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using tcp = asio::ip::tcp;
 
 struct HttpServer::Impl {
   std::shared_ptr<Core> core = std::make_shared<Core>();

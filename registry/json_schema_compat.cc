@@ -13,10 +13,14 @@
 
 // GCC 12 with -fsanitize=address,undefined reports a false
 // -Wmaybe-uninitialized inside <regex>'s use of std::function.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <regex>
 #pragma GCC diagnostic pop
+#else
+#include <regex>
+#endif
 
 #include <fmt/format.h>
 
@@ -41,10 +45,10 @@ constexpr size_t kMaxQuotedSize = 200;
 
 // ---- Types ------------------------------------------------------------------
 
-// A set of JSON Schema types, bit i standing for kTypeNames[i]. A schema of
+// A set of JSON Schema types, bit i standing for kTypeOrder[i]. A schema of
 // type "number" also admits the integers; the functions below account for it.
 using TypeMask = unsigned;
-constexpr std::array<std::string_view, 7> kTypeNames = {"array",  "boolean", "integer", "null",
+constexpr std::array<std::string_view, 7> kTypeOrder = {"array",  "boolean", "integer", "null",
                                                         "number", "object",  "string"};
 constexpr TypeMask kArray = 1u << 0;
 constexpr TypeMask kBoolean = 1u << 1;
@@ -54,11 +58,11 @@ constexpr TypeMask kNumber = 1u << 4;
 constexpr TypeMask kObject = 1u << 5;
 constexpr TypeMask kString = 1u << 6;
 constexpr TypeMask kNumeric = kInteger | kNumber;
-constexpr TypeMask kAnyType = (1u << kTypeNames.size()) - 1;
+constexpr TypeMask kAnyType = (1u << kTypeOrder.size()) - 1;
 
 TypeMask type_bit(std::string_view name) {
-  for (size_t i = 0; i < kTypeNames.size(); ++i) {
-    if (kTypeNames[i] == name) return 1u << i;
+  for (size_t i = 0; i < kTypeOrder.size(); ++i) {
+    if (kTypeOrder[i] == name) return 1u << i;
   }
   return 0;
 }
@@ -79,8 +83,8 @@ bool types_within(TypeMask inner, TypeMask outer) {
 std::string type_list(TypeMask types) {
   if (types == kAnyType) return "any type";
   json names = json::array();
-  for (size_t i = 0; i < kTypeNames.size(); ++i) {
-    if ((types & (1u << i)) != 0) names.push_back(kTypeNames[i]);
+  for (size_t i = 0; i < kTypeOrder.size(); ++i) {
+    if ((types & (1u << i)) != 0) names.push_back(kTypeOrder[i]);
   }
   return names.dump();
 }
@@ -104,11 +108,11 @@ TypeMask value_type(const json& v) {
 
 // A schema for one type, for splitting a writer of several types into parts.
 const json& type_schema(size_t type_index) {
-  static const std::array<json, kTypeNames.size()> schemas = [] {
-    std::array<json, kTypeNames.size()> out;
+  static const std::array<json, kTypeOrder.size()> schemas = [] {
+    std::array<json, kTypeOrder.size()> out;
     for (size_t i = 0; i < out.size(); ++i) {
       out[i] = json::object();
-      out[i]["type"] = kTypeNames[i];
+      out[i]["type"] = kTypeOrder[i];
     }
     return out;
   }();
@@ -628,7 +632,7 @@ void Checker::check_reader_union(const View& r, std::string_view key, const Conj
   TypeMask types = writer_types(w);
   if (std::popcount(types) > 1) {
     bool every_type_read = true;
-    for (size_t i = 0; i < kTypeNames.size() && every_type_read; ++i) {
+    for (size_t i = 0; i < kTypeOrder.size() && every_type_read; ++i) {
       if ((types & (1u << i)) == 0) continue;
       Conj typed = w;
       typed.push_back(View{&type_schema(i), 0});

@@ -10,7 +10,7 @@ namespace strata::registry {
 namespace {
 
 namespace gpb = google::protobuf;
-using Field = gpb::FieldDescriptor;
+using PbField = gpb::FieldDescriptor;
 
 // Field types grouped by the bytes they put on the wire: within a group a
 // reader decodes the writer's value (at worst truncated, as int64 read as
@@ -27,26 +27,26 @@ enum class WireKind {
   kGroup,
 };
 
-WireKind wire_kind(const Field& f) {
+WireKind wire_kind(const PbField& f) {
   switch (f.type()) {
-    case Field::TYPE_INT32:
-    case Field::TYPE_INT64:
-    case Field::TYPE_UINT32:
-    case Field::TYPE_UINT64:
-    case Field::TYPE_BOOL:
-    case Field::TYPE_ENUM: return WireKind::kVarint;
-    case Field::TYPE_SINT32:
-    case Field::TYPE_SINT64: return WireKind::kZigZag;
-    case Field::TYPE_FIXED32:
-    case Field::TYPE_SFIXED32: return WireKind::kFixed32;
-    case Field::TYPE_FIXED64:
-    case Field::TYPE_SFIXED64: return WireKind::kFixed64;
-    case Field::TYPE_FLOAT: return WireKind::kFloat;
-    case Field::TYPE_DOUBLE: return WireKind::kDouble;
-    case Field::TYPE_STRING:
-    case Field::TYPE_BYTES: return WireKind::kStringOrBytes;
-    case Field::TYPE_MESSAGE: return WireKind::kMessage;
-    case Field::TYPE_GROUP: return WireKind::kGroup;
+    case PbField::TYPE_INT32:
+    case PbField::TYPE_INT64:
+    case PbField::TYPE_UINT32:
+    case PbField::TYPE_UINT64:
+    case PbField::TYPE_BOOL:
+    case PbField::TYPE_ENUM: return WireKind::kVarint;
+    case PbField::TYPE_SINT32:
+    case PbField::TYPE_SINT64: return WireKind::kZigZag;
+    case PbField::TYPE_FIXED32:
+    case PbField::TYPE_SFIXED32: return WireKind::kFixed32;
+    case PbField::TYPE_FIXED64:
+    case PbField::TYPE_SFIXED64: return WireKind::kFixed64;
+    case PbField::TYPE_FLOAT: return WireKind::kFloat;
+    case PbField::TYPE_DOUBLE: return WireKind::kDouble;
+    case PbField::TYPE_STRING:
+    case PbField::TYPE_BYTES: return WireKind::kStringOrBytes;
+    case PbField::TYPE_MESSAGE: return WireKind::kMessage;
+    case PbField::TYPE_GROUP: return WireKind::kGroup;
   }
   return WireKind::kMessage;  // not reached: the switch names every type
 }
@@ -70,20 +70,20 @@ std::string_view local_name(const gpb::Descriptor& d) {
   return name;
 }
 
-std::string type_text(const Field& f) {
+std::string type_text(const PbField& f) {
   if (f.is_map()) {
     return fmt::format("map<{}, {}>", type_text(*f.message_type()->map_key()),
                        type_text(*f.message_type()->map_value()));
   }
   switch (f.type()) {
-    case Field::TYPE_MESSAGE: return fmt::format("message '{}'", f.message_type()->full_name());
-    case Field::TYPE_GROUP: return fmt::format("group '{}'", f.message_type()->full_name());
-    case Field::TYPE_ENUM: return fmt::format("enum '{}'", f.enum_type()->full_name());
+    case PbField::TYPE_MESSAGE: return fmt::format("message '{}'", f.message_type()->full_name());
+    case PbField::TYPE_GROUP: return fmt::format("group '{}'", f.message_type()->full_name());
+    case PbField::TYPE_ENUM: return fmt::format("enum '{}'", f.enum_type()->full_name());
     default: return f.type_name();
   }
 }
 
-std::string field_text(const gpb::Descriptor& message, const Field& f) {
+std::string field_text(const gpb::Descriptor& message, const PbField& f) {
   return fmt::format("message '{}' field {} ('{}')", message.full_name(), f.number(), f.name());
 }
 
@@ -119,8 +119,8 @@ class Comparison {
     // type used by several fields would repeat its findings.
     if (!compared_.emplace(&reader, &writer).second) return;
     for (int i = 0; i < writer.field_count(); ++i) {
-      const Field& w = *writer.field(i);
-      if (const Field* r = reader.FindFieldByNumber(w.number())) {
+      const PbField& w = *writer.field(i);
+      if (const PbField* r = reader.FindFieldByNumber(w.number())) {
         fields(field_text(reader, *r), *r, w);
       } else {
         removed_field(reader, w);
@@ -130,7 +130,7 @@ class Comparison {
     oneofs(reader, writer);
   }
 
-  void fields(const std::string& where, const Field& reader, const Field& writer) {
+  void fields(const std::string& where, const PbField& reader, const PbField& writer) {
     if (reader.is_map() && writer.is_map()) {
       // Entry types are named after their field: compare what they hold.
       const gpb::Descriptor& r = *reader.message_type();
@@ -161,11 +161,11 @@ class Comparison {
 
   // A reader that lacks one field of a oneof it still has would take a
   // message with that field set for one with the oneof unset.
-  void removed_field(const gpb::Descriptor& reader, const Field& writer) {
+  void removed_field(const gpb::Descriptor& reader, const PbField& writer) {
     const gpb::OneofDescriptor* oneof = writer.real_containing_oneof();
     if (oneof == nullptr) return;
     for (int i = 0; i < oneof->field_count(); ++i) {
-      const Field* r = reader.FindFieldByNumber(oneof->field(i)->number());
+      const PbField* r = reader.FindFieldByNumber(oneof->field(i)->number());
       if (r != nullptr && r->real_containing_oneof() != nullptr) {
         report("{}: removed from oneof '{}'", field_text(reader, writer), oneof->name());
         return;
@@ -176,9 +176,9 @@ class Comparison {
   // A proto2 reader refuses a message without one of its required fields.
   void required_fields(const gpb::Descriptor& reader, const gpb::Descriptor& writer) {
     for (int i = 0; i < reader.field_count(); ++i) {
-      const Field& r = *reader.field(i);
+      const PbField& r = *reader.field(i);
       if (!r.is_required()) continue;
-      const Field* w = writer.FindFieldByNumber(r.number());
+      const PbField* w = writer.FindFieldByNumber(r.number());
       if (w == nullptr) {
         report("{}: required by the reader, unknown to the writer", field_text(reader, r));
       } else if (!w->is_required()) {
@@ -197,8 +197,8 @@ class Comparison {
       std::set<const void*> sources;  // a writer oneof, or a plain writer field
       std::string written;
       for (int j = 0; j < oneof.field_count(); ++j) {
-        const Field& r = *oneof.field(j);
-        const Field* w = writer.FindFieldByNumber(r.number());
+        const PbField& r = *oneof.field(j);
+        const PbField* w = writer.FindFieldByNumber(r.number());
         if (w == nullptr) continue;
         const gpb::OneofDescriptor* source = w->real_containing_oneof();
         sources.insert(source != nullptr ? static_cast<const void*>(source) : w);

@@ -18,7 +18,7 @@ namespace {
 
 using References = std::vector<std::pair<std::string, std::string>>;
 
-SchemaText text(std::string schema, References references = {}) {
+SchemaText pb_text(std::string schema, References references = {}) {
   return SchemaText{.schema = std::move(schema), .references = std::move(references)};
 }
 
@@ -84,7 +84,7 @@ TEST_F(ProtobufFormatTest, WhitespaceAndCommentsDoNotChangeTheCanonicalText) {
       int64 count = 1;
     }
   )";
-  EXPECT_EQ(canonical(text(compact)), canonical(text(spread)));
+  EXPECT_EQ(canonical(pb_text(compact)), canonical(pb_text(spread)));
 }
 
 // confluent-kafka-python registers a schema as its FileDescriptorProto,
@@ -120,15 +120,15 @@ TEST_F(ProtobufFormatTest, ABase64FileDescriptorIsTheSchemaItDescribes) {
     b64 += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
     b64 += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
   }
-  EXPECT_EQ(canonical(text(b64)), canonical(text(proto)));
+  EXPECT_EQ(canonical(pb_text(b64)), canonical(pb_text(proto)));
   // Base64 of something that is not a descriptor is refused like bad text.
-  EXPECT_TRUE(contains(invalid(text("aGVsbG8gd29ybGQ=")), "Invalid schema")) << b64;
+  EXPECT_TRUE(contains(invalid(pb_text("aGVsbG8gd29ybGQ=")), "Invalid schema")) << b64;
 }
 
 TEST_F(ProtobufFormatTest, CanonicalTextIsProtoSyntaxWithFullTypeNames) {
   const std::string c =
-      canonical(text(p3("message Order { Item item = 1; }\n"
-                        "message Item { int64 count = 1; }")));
+      canonical(pb_text(p3("message Order { Item item = 1; }\n"
+                           "message Item { int64 count = 1; }")));
   EXPECT_TRUE(contains(c, "syntax = \"proto3\";")) << c;
   EXPECT_TRUE(contains(c, "package pkg;")) << c;
   EXPECT_TRUE(contains(c, ".pkg.Item item = 1;")) << c;
@@ -136,43 +136,43 @@ TEST_F(ProtobufFormatTest, CanonicalTextIsProtoSyntaxWithFullTypeNames) {
 
 TEST_F(ProtobufFormatTest, SyntaxErrorNamesLineAndColumn) {
   const std::string why =
-      invalid(text("syntax = \"proto3\";\nmessage Order {\n  int32 x = 1\n}\n"));
+      invalid(pb_text("syntax = \"proto3\";\nmessage Order {\n  int32 x = 1\n}\n"));
   EXPECT_EQ(why, "Invalid schema: 4:1: Expected \";\".");
 }
 
 TEST_F(ProtobufFormatTest, UnknownTypeIsInvalid) {
-  const std::string why = invalid(text(p3("message Order { Customer customer = 1; }")));
+  const std::string why = invalid(pb_text(p3("message Order { Customer customer = 1; }")));
   EXPECT_TRUE(contains(why, "pkg.Order.customer: \"Customer\" is not defined")) << why;
 }
 
 TEST_F(ProtobufFormatTest, ReusedFieldNumberIsInvalid) {
-  const std::string why = invalid(text(p3("message Order { int32 a = 1; int32 b = 1; }")));
+  const std::string why = invalid(pb_text(p3("message Order { int32 a = 1; int32 b = 1; }")));
   EXPECT_TRUE(contains(why, "Field number 1 has already been used")) << why;
 }
 
 TEST_F(ProtobufFormatTest, Proto2IsAccepted) {
   const std::string c =
-      canonical(text(p2("message Order {\n"
-                        "  required string id = 1;\n"
-                        "  optional int32 count = 2 [default = 1];\n"
-                        "  repeated string tags = 3;\n"
-                        "}")));
+      canonical(pb_text(p2("message Order {\n"
+                           "  required string id = 1;\n"
+                           "  optional int32 count = 2 [default = 1];\n"
+                           "  repeated string tags = 3;\n"
+                           "}")));
   EXPECT_TRUE(contains(c, "syntax = \"proto2\";")) << c;
   EXPECT_TRUE(contains(c, "required string id = 1;")) << c;
 }
 
 TEST_F(ProtobufFormatTest, AFileWithoutSyntaxIsProto2) {
-  EXPECT_EQ(canonical(text("package pkg; message Order { optional int32 count = 1; }")),
-            canonical(text(p2("message Order { optional int32 count = 1; }"))));
+  EXPECT_EQ(canonical(pb_text("package pkg; message Order { optional int32 count = 1; }")),
+            canonical(pb_text(p2("message Order { optional int32 count = 1; }"))));
 }
 
 TEST_F(ProtobufFormatTest, Proto3IsAccepted) {
   const std::string c =
-      canonical(text(p3("message Order {\n"
-                        "  optional int32 count = 1;\n"
-                        "  map<string, int64> totals = 2;\n"
-                        "  oneof payment { string card = 3; string iban = 4; }\n"
-                        "}")));
+      canonical(pb_text(p3("message Order {\n"
+                           "  optional int32 count = 1;\n"
+                           "  map<string, int64> totals = 2;\n"
+                           "  oneof payment { string card = 3; string iban = 4; }\n"
+                           "}")));
   EXPECT_TRUE(contains(c, "syntax = \"proto3\";")) << c;
   EXPECT_TRUE(contains(c, "optional int32 count = 1;")) << c;
   EXPECT_TRUE(contains(c, "oneof payment")) << c;
@@ -182,7 +182,7 @@ TEST_F(ProtobufFormatTest, ImportResolvesThroughAReference) {
   const References refs = {
       {"money.proto", "syntax = \"proto3\"; package money; message Money { int64 units = 1; }"}};
   const std::string c = canonical(
-      text(p3("import \"money.proto\";\nmessage Order { money.Money price = 1; }"), refs));
+      pb_text(p3("import \"money.proto\";\nmessage Order { money.Money price = 1; }"), refs));
   EXPECT_TRUE(contains(c, "import \"money.proto\";")) << c;
   EXPECT_TRUE(contains(c, ".money.Money price = 1;")) << c;
 }
@@ -194,11 +194,12 @@ TEST_F(ProtobufFormatTest, ImportsResolveThroughReferencesOfReferences) {
        "message Item { Money price = 1; }"},
       {"shop/money.proto", "syntax = \"proto3\"; package shop; message Money { int64 units = 1; }"},
   };
-  canonical(text(p3("import \"shop/item.proto\";\nmessage Order { shop.Item item = 1; }"), refs));
+  canonical(
+      pb_text(p3("import \"shop/item.proto\";\nmessage Order { shop.Item item = 1; }"), refs));
 }
 
 TEST_F(ProtobufFormatTest, WellKnownImportsNeedNoReference) {
-  const std::string c = canonical(text(p3(R"(
+  const std::string c = canonical(pb_text(p3(R"(
     import "google/protobuf/any.proto";
     import "google/protobuf/duration.proto";
     import "google/protobuf/empty.proto";
@@ -221,20 +222,20 @@ TEST_F(ProtobufFormatTest, WellKnownImportsNeedNoReference) {
 TEST_F(ProtobufFormatTest, AWellKnownImportMayItselfImport) {
   // api.proto imports source_context.proto and type.proto.
   canonical(
-      text(p3("import \"google/protobuf/api.proto\";\n"
-              "message Order { google.protobuf.Api api = 1; }")));
+      pb_text(p3("import \"google/protobuf/api.proto\";\n"
+                 "message Order { google.protobuf.Api api = 1; }")));
 }
 
 TEST_F(ProtobufFormatTest, ImportWithoutReferenceIsInvalid) {
   const std::string why =
-      invalid(text(p3("import \"money.proto\";\nmessage Order { money.Money price = 1; }")));
+      invalid(pb_text(p3("import \"money.proto\";\nmessage Order { money.Money price = 1; }")));
   EXPECT_TRUE(contains(why, "'money.proto'")) << why;
 }
 
 TEST_F(ProtobufFormatTest, ErrorInAReferenceNamesIt) {
   const References refs = {{"money.proto", "syntax = \"proto3\";\nmessage Money { int64 units }"}};
   const std::string why =
-      invalid(text(p3("import \"money.proto\";\nmessage Order { Money price = 1; }"), refs));
+      invalid(pb_text(p3("import \"money.proto\";\nmessage Order { Money price = 1; }"), refs));
   EXPECT_TRUE(contains(why, "import 'money.proto': 2:")) << why;
 }
 
@@ -243,13 +244,13 @@ TEST_F(ProtobufFormatTest, ImportCycleIsInvalid) {
       {"a.proto", "syntax = \"proto3\"; import \"b.proto\";"},
       {"b.proto", "syntax = \"proto3\"; import \"a.proto\";"},
   };
-  const std::string why = invalid(text(p3("import \"a.proto\";\nmessage Order {}"), refs));
+  const std::string why = invalid(pb_text(p3("import \"a.proto\";\nmessage Order {}"), refs));
   EXPECT_TRUE(contains(why, "import cycle")) << why;
 }
 
 TEST_F(ProtobufFormatTest, ReadIncompatibilitiesRefusesASchemaThatDoesNotBuild) {
-  const SchemaText good = text(p3("message Order { int32 id = 1; }"));
-  const SchemaText bad = text(p3("message Order { Missing id = 1; }"));
+  const SchemaText good = pb_text(p3("message Order { int32 id = 1; }"));
+  const SchemaText bad = pb_text(p3("message Order { Missing id = 1; }"));
   for (const auto& [reader, writer] : {std::pair(good, bad), std::pair(bad, good)}) {
     Result<std::vector<std::string>> why = format_->read_incompatibilities(reader, writer);
     ASSERT_FALSE(why.ok());
@@ -260,8 +261,8 @@ TEST_F(ProtobufFormatTest, ReadIncompatibilitiesRefusesASchemaThatDoesNotBuild) 
 TEST_F(ProtobufFormatTest, ATypeUsedTwiceIsReportedOnce) {
   const std::string order = "message Order { Money price = 1; Money tax = 2; }\n";
   Result<std::vector<std::string>> why =
-      format_->read_incompatibilities(text(p3(order + "message Money { double units = 1; }")),
-                                      text(p3(order + "message Money { int64 units = 1; }")));
+      format_->read_incompatibilities(pb_text(p3(order + "message Money { double units = 1; }")),
+                                      pb_text(p3(order + "message Money { int64 units = 1; }")));
   ASSERT_TRUE(why.ok()) << why.error().to_string();
   EXPECT_EQ(*why, std::vector<std::string>{
                       "message 'pkg.Money' field 1 ('units'): type changed from int64 to double"});
@@ -287,160 +288,163 @@ std::vector<CompatCase> compat_cases() {
       p3("import \"money.proto\";\nmessage Order { money.Money p = 1; }");
   return {
       // Fields added, removed and renamed.
-      {"Identical", text(p3("message Order { int32 id = 1; }")),
-       text(p3("message Order { int32 id = 1; }")), ""},
-      {"FieldAdded", text(p3("message Order { int32 id = 1; string note = 2; }")),
-       text(p3("message Order { int32 id = 1; }")), ""},
-      {"FieldRemoved", text(p3("message Order { int32 id = 1; }")),
-       text(p3("message Order { int32 id = 1; string note = 2; }")), ""},
-      {"FieldRenamed", text(p3("message Order { int32 key = 1; }")),
-       text(p3("message Order { int32 id = 1; }")), ""},
+      {"Identical", pb_text(p3("message Order { int32 id = 1; }")),
+       pb_text(p3("message Order { int32 id = 1; }")), ""},
+      {"FieldAdded", pb_text(p3("message Order { int32 id = 1; string note = 2; }")),
+       pb_text(p3("message Order { int32 id = 1; }")), ""},
+      {"FieldRemoved", pb_text(p3("message Order { int32 id = 1; }")),
+       pb_text(p3("message Order { int32 id = 1; string note = 2; }")), ""},
+      {"FieldRenamed", pb_text(p3("message Order { int32 key = 1; }")),
+       pb_text(p3("message Order { int32 id = 1; }")), ""},
       // Scalar kinds.
-      {"Int32ToInt64", text(p3("message Order { int64 n = 2; }")),
-       text(p3("message Order { int32 n = 2; }")), ""},
-      {"Uint64ToBool", text(p3("message Order { bool n = 2; }")),
-       text(p3("message Order { uint64 n = 2; }")), ""},
-      {"Int32ToEnum", text(p3("message Order { Status n = 2; }\n" + status)),
-       text(p3("message Order { int32 n = 2; }")), ""},
-      {"EnumToUint32", text(p3("message Order { uint32 n = 2; }")),
-       text(p3("message Order { Status n = 2; }\n" + status)), ""},
-      {"Sint32ToSint64", text(p3("message Order { sint64 n = 2; }")),
-       text(p3("message Order { sint32 n = 2; }")), ""},
-      {"Int32ToSint32", text(p3("message Order { sint32 n = 2; }")),
-       text(p3("message Order { int32 n = 2; }")),
+      {"Int32ToInt64", pb_text(p3("message Order { int64 n = 2; }")),
+       pb_text(p3("message Order { int32 n = 2; }")), ""},
+      {"Uint64ToBool", pb_text(p3("message Order { bool n = 2; }")),
+       pb_text(p3("message Order { uint64 n = 2; }")), ""},
+      {"Int32ToEnum", pb_text(p3("message Order { Status n = 2; }\n" + status)),
+       pb_text(p3("message Order { int32 n = 2; }")), ""},
+      {"EnumToUint32", pb_text(p3("message Order { uint32 n = 2; }")),
+       pb_text(p3("message Order { Status n = 2; }\n" + status)), ""},
+      {"Sint32ToSint64", pb_text(p3("message Order { sint64 n = 2; }")),
+       pb_text(p3("message Order { sint32 n = 2; }")), ""},
+      {"Int32ToSint32", pb_text(p3("message Order { sint32 n = 2; }")),
+       pb_text(p3("message Order { int32 n = 2; }")),
        "message 'pkg.Order' field 2 ('n'): type changed from int32 to sint32"},
-      {"Fixed32ToSfixed32", text(p3("message Order { sfixed32 n = 2; }")),
-       text(p3("message Order { fixed32 n = 2; }")), ""},
-      {"Sfixed64ToFixed64", text(p3("message Order { fixed64 n = 2; }")),
-       text(p3("message Order { sfixed64 n = 2; }")), ""},
-      {"Fixed32ToFixed64", text(p3("message Order { fixed64 n = 2; }")),
-       text(p3("message Order { fixed32 n = 2; }")), "type changed from fixed32 to fixed64"},
-      {"DoubleToFloat", text(p3("message Order { float amount = 3; }")),
-       text(p3("message Order { double amount = 3; }")),
+      {"Fixed32ToSfixed32", pb_text(p3("message Order { sfixed32 n = 2; }")),
+       pb_text(p3("message Order { fixed32 n = 2; }")), ""},
+      {"Sfixed64ToFixed64", pb_text(p3("message Order { fixed64 n = 2; }")),
+       pb_text(p3("message Order { sfixed64 n = 2; }")), ""},
+      {"Fixed32ToFixed64", pb_text(p3("message Order { fixed64 n = 2; }")),
+       pb_text(p3("message Order { fixed32 n = 2; }")), "type changed from fixed32 to fixed64"},
+      {"DoubleToFloat", pb_text(p3("message Order { float amount = 3; }")),
+       pb_text(p3("message Order { double amount = 3; }")),
        "message 'pkg.Order' field 3 ('amount'): type changed from double to float"},
-      {"Int64ToDouble", text(p3("message Order { double amount = 3; }")),
-       text(p3("message Order { int64 amount = 3; }")), "type changed from int64 to double"},
-      {"StringToBytes", text(p3("message Order { bytes s = 4; }")),
-       text(p3("message Order { string s = 4; }")), ""},
-      {"BytesToString", text(p3("message Order { string s = 4; }")),
-       text(p3("message Order { bytes s = 4; }")), ""},
-      {"StringToMessage", text(p3("message Order { Money s = 4; }\nmessage Money {}")),
-       text(p3("message Order { string s = 4; }")),
+      {"Int64ToDouble", pb_text(p3("message Order { double amount = 3; }")),
+       pb_text(p3("message Order { int64 amount = 3; }")), "type changed from int64 to double"},
+      {"StringToBytes", pb_text(p3("message Order { bytes s = 4; }")),
+       pb_text(p3("message Order { string s = 4; }")), ""},
+      {"BytesToString", pb_text(p3("message Order { string s = 4; }")),
+       pb_text(p3("message Order { bytes s = 4; }")), ""},
+      {"StringToMessage", pb_text(p3("message Order { Money s = 4; }\nmessage Money {}")),
+       pb_text(p3("message Order { string s = 4; }")),
        "type changed from string to message 'pkg.Money'"},
-      {"BytesToInt32", text(p3("message Order { int32 s = 4; }")),
-       text(p3("message Order { bytes s = 4; }")), "type changed from bytes to int32"},
+      {"BytesToInt32", pb_text(p3("message Order { int32 s = 4; }")),
+       pb_text(p3("message Order { bytes s = 4; }")), "type changed from bytes to int32"},
       // Named types.
-      {"MessageTypeRenamed", text(p3("message Order { Amount p = 5; }\nmessage Amount {}")),
-       text(p3("message Order { Money p = 5; }\nmessage Money {}")),
+      {"MessageTypeRenamed", pb_text(p3("message Order { Amount p = 5; }\nmessage Amount {}")),
+       pb_text(p3("message Order { Money p = 5; }\nmessage Money {}")),
        "field 5 ('p'): type changed from message 'pkg.Money' to message 'pkg.Amount'"},
       {"NestedTypeFieldChanged",
-       text(p3("message Order { Money p = 5; }\nmessage Money { double units = 1; }")),
-       text(p3("message Order { Money p = 5; }\nmessage Money { int64 units = 1; }")),
+       pb_text(p3("message Order { Money p = 5; }\nmessage Money { double units = 1; }")),
+       pb_text(p3("message Order { Money p = 5; }\nmessage Money { int64 units = 1; }")),
        "message 'pkg.Money' field 1 ('units'): type changed from int64 to double"},
       {"NestedTypeFieldAdded",
-       text(p3("message Order { Money p = 5; }\nmessage Money { int64 units = 1; int32 nanos = 2; "
-               "}")),
-       text(p3("message Order { Money p = 5; }\nmessage Money { int64 units = 1; }")), ""},
+       pb_text(
+           p3("message Order { Money p = 5; }\nmessage Money { int64 units = 1; int32 nanos = 2; "
+              "}")),
+       pb_text(p3("message Order { Money p = 5; }\nmessage Money { int64 units = 1; }")), ""},
       {"EnumValuesAddedAndRemoved",
-       text(p3("message Order { Status s = 2; }\nenum Status { UNKNOWN = 0; SHIPPED = 2; }")),
-       text(p3("message Order { Status s = 2; }\n" + status)), ""},
+       pb_text(p3("message Order { Status s = 2; }\nenum Status { UNKNOWN = 0; SHIPPED = 2; }")),
+       pb_text(p3("message Order { Status s = 2; }\n" + status)), ""},
       {"EnumTypeRenamedReadsAsNumbers",
-       text(p3("message Order { State s = 2; }\nenum State { NONE = 0; }")),
-       text(p3("message Order { Status s = 2; }\n" + status)), ""},
+       pb_text(p3("message Order { State s = 2; }\nenum State { NONE = 0; }")),
+       pb_text(p3("message Order { Status s = 2; }\n" + status)), ""},
       {"WellKnownTypeChanged",
-       text(p3("import \"google/protobuf/duration.proto\";\n"
-               "message Order { google.protobuf.Duration at = 6; }")),
-       text(p3("import \"google/protobuf/timestamp.proto\";\n"
-               "message Order { google.protobuf.Timestamp at = 6; }")),
+       pb_text(p3("import \"google/protobuf/duration.proto\";\n"
+                  "message Order { google.protobuf.Duration at = 6; }")),
+       pb_text(p3("import \"google/protobuf/timestamp.proto\";\n"
+                  "message Order { google.protobuf.Timestamp at = 6; }")),
        "from message 'google.protobuf.Timestamp' to message 'google.protobuf.Duration'"},
-      {"ImportedTypeUnchanged", text(uses_money, money_v1), text(uses_money, money_v1), ""},
-      {"ImportedTypeChanged", text(uses_money, money_v2), text(uses_money, money_v1),
+      {"ImportedTypeUnchanged", pb_text(uses_money, money_v1), pb_text(uses_money, money_v1), ""},
+      {"ImportedTypeChanged", pb_text(uses_money, money_v2), pb_text(uses_money, money_v1),
        "message 'money.Money' field 1 ('units'): type changed from int64 to string"},
       {"RecursiveTypeUnchanged",
-       text(p3("message Order { Node n = 1; }\nmessage Node { repeated Node kids = 1; }")),
-       text(p3("message Order { Node n = 1; }\nmessage Node { repeated Node kids = 1; }")), ""},
+       pb_text(p3("message Order { Node n = 1; }\nmessage Node { repeated Node kids = 1; }")),
+       pb_text(p3("message Order { Node n = 1; }\nmessage Node { repeated Node kids = 1; }")), ""},
       {"RecursiveTypeChanged",
-       text(p3("message Order { Node n = 1; }\n"
-               "message Node { repeated Node kids = 1; string v = 2; }")),
-       text(p3("message Order { Node n = 1; }\n"
-               "message Node { repeated Node kids = 1; int32 v = 2; }")),
+       pb_text(p3("message Order { Node n = 1; }\n"
+                  "message Node { repeated Node kids = 1; string v = 2; }")),
+       pb_text(p3("message Order { Node n = 1; }\n"
+                  "message Node { repeated Node kids = 1; int32 v = 2; }")),
        "message 'pkg.Node' field 2 ('v'): type changed from int32 to string"},
       // Files and first message types.
-      {"PackageChanged", text("syntax = \"proto3\"; package shop; message Order { int32 id = 1; }"),
-       text(p3("message Order { int32 id = 1; }")), "package changed from 'pkg' to 'shop'"},
-      {"FirstMessageRenamed", text(p3("message Invoice { int32 id = 1; }")),
-       text(p3("message Order { int32 id = 1; }")), "message 'pkg.Order' was removed"},
+      {"PackageChanged",
+       pb_text("syntax = \"proto3\"; package shop; message Order { int32 id = 1; }"),
+       pb_text(p3("message Order { int32 id = 1; }")), "package changed from 'pkg' to 'shop'"},
+      {"FirstMessageRenamed", pb_text(p3("message Invoice { int32 id = 1; }")),
+       pb_text(p3("message Order { int32 id = 1; }")), "message 'pkg.Order' was removed"},
       {"OtherMessageAddedAfterTheFirst",
-       text(p3("message Order { int32 id = 1; }\nmessage Invoice {}")),
-       text(p3("message Order { int32 id = 1; }")), ""},
-      {"Proto2WriterProto3Reader", text(p3("message Order { int32 id = 1; }")),
-       text(p2("message Order { optional int32 id = 1; }")), ""},
+       pb_text(p3("message Order { int32 id = 1; }\nmessage Invoice {}")),
+       pb_text(p3("message Order { int32 id = 1; }")), ""},
+      {"Proto2WriterProto3Reader", pb_text(p3("message Order { int32 id = 1; }")),
+       pb_text(p2("message Order { optional int32 id = 1; }")), ""},
       // Labels.
-      {"RepeatedNumberToSingular", text(p3("message Order { int32 n = 2; }")),
-       text(p3("message Order { repeated int32 n = 2; }")),
+      {"RepeatedNumberToSingular", pb_text(p3("message Order { int32 n = 2; }")),
+       pb_text(p3("message Order { repeated int32 n = 2; }")),
        "field 2 ('n'): changed from repeated to singular"},
-      {"SingularEnumToRepeated", text(p3("message Order { repeated Status n = 2; }\n" + status)),
-       text(p3("message Order { Status n = 2; }\n" + status)),
+      {"SingularEnumToRepeated", pb_text(p3("message Order { repeated Status n = 2; }\n" + status)),
+       pb_text(p3("message Order { Status n = 2; }\n" + status)),
        "field 2 ('n'): changed from singular to repeated"},
-      {"SingularStringToRepeated", text(p3("message Order { repeated string s = 4; }")),
-       text(p3("message Order { string s = 4; }")), ""},
-      {"RepeatedMessageToSingular", text(p3("message Order { Money p = 5; }\nmessage Money {}")),
-       text(p3("message Order { repeated Money p = 5; }\nmessage Money {}")), ""},
-      {"SingularToProto3Optional", text(p3("message Order { optional int32 n = 2; }")),
-       text(p3("message Order { int32 n = 2; }")), ""},
-      {"Proto3OptionalToSingular", text(p3("message Order { int32 n = 2; }")),
-       text(p3("message Order { optional int32 n = 2; }")), ""},
-      {"RequiredFieldAdded", text(p2("message Order { required int32 id = 1; }")),
-       text(p2("message Order {}")),
+      {"SingularStringToRepeated", pb_text(p3("message Order { repeated string s = 4; }")),
+       pb_text(p3("message Order { string s = 4; }")), ""},
+      {"RepeatedMessageToSingular", pb_text(p3("message Order { Money p = 5; }\nmessage Money {}")),
+       pb_text(p3("message Order { repeated Money p = 5; }\nmessage Money {}")), ""},
+      {"SingularToProto3Optional", pb_text(p3("message Order { optional int32 n = 2; }")),
+       pb_text(p3("message Order { int32 n = 2; }")), ""},
+      {"Proto3OptionalToSingular", pb_text(p3("message Order { int32 n = 2; }")),
+       pb_text(p3("message Order { optional int32 n = 2; }")), ""},
+      {"RequiredFieldAdded", pb_text(p2("message Order { required int32 id = 1; }")),
+       pb_text(p2("message Order {}")),
        "field 1 ('id'): required by the reader, unknown to the writer"},
-      {"OptionalFieldMadeRequired", text(p2("message Order { required int32 id = 1; }")),
-       text(p2("message Order { optional int32 id = 1; }")),
+      {"OptionalFieldMadeRequired", pb_text(p2("message Order { required int32 id = 1; }")),
+       pb_text(p2("message Order { optional int32 id = 1; }")),
        "field 1 ('id'): required by the reader, optional in the writer"},
-      {"RequiredFieldKept", text(p2("message Order { required int64 id = 1; }")),
-       text(p2("message Order { required int32 id = 1; }")), ""},
-      {"RequiredFieldMadeOptional", text(p2("message Order { optional int32 id = 1; }")),
-       text(p2("message Order { required int32 id = 1; }")), ""},
+      {"RequiredFieldKept", pb_text(p2("message Order { required int64 id = 1; }")),
+       pb_text(p2("message Order { required int32 id = 1; }")), ""},
+      {"RequiredFieldMadeOptional", pb_text(p2("message Order { optional int32 id = 1; }")),
+       pb_text(p2("message Order { required int32 id = 1; }")), ""},
       // Oneofs.
       {"OneFieldMovedIntoNewOneof",
-       text(p3("message Order { oneof contact { string email = 5; } string phone = 6; }")),
-       text(p3("message Order { string email = 5; string phone = 6; }")), ""},
+       pb_text(p3("message Order { oneof contact { string email = 5; } string phone = 6; }")),
+       pb_text(p3("message Order { string email = 5; string phone = 6; }")), ""},
       {"TwoFieldsMovedIntoNewOneof",
-       text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
-       text(p3("message Order { string email = 5; string phone = 6; }")),
+       pb_text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
+       pb_text(p3("message Order { string email = 5; string phone = 6; }")),
        "message 'pkg.Order' oneof 'contact': the writer may set more than one of fields 5 "
        "('email'), 6 ('phone')"},
       {"FieldMovedIntoExistingOneof",
-       text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
-       text(p3("message Order { oneof contact { string email = 5; } string phone = 6; }")),
+       pb_text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
+       pb_text(p3("message Order { oneof contact { string email = 5; } string phone = 6; }")),
        "oneof 'contact': the writer may set more than one of fields"},
       {"TwoOneofsMerged",
-       text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
-       text(p3("message Order { oneof a { string email = 5; } oneof b { string phone = 6; } }")),
+       pb_text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
+       pb_text(p3("message Order { oneof a { string email = 5; } oneof b { string phone = 6; } }")),
        "oneof 'contact'"},
       {"FieldAddedToOneof",
-       text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
-       text(p3("message Order { oneof contact { string email = 5; } }")), ""},
-      {"FieldMovedOutOfOneof", text(p3("message Order { string email = 5; string phone = 6; }")),
-       text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")), ""},
-      {"OneofFieldRemoved", text(p3("message Order { oneof contact { string email = 5; } }")),
-       text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
+       pb_text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
+       pb_text(p3("message Order { oneof contact { string email = 5; } }")), ""},
+      {"FieldMovedOutOfOneof", pb_text(p3("message Order { string email = 5; string phone = 6; }")),
+       pb_text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")), ""},
+      {"OneofFieldRemoved", pb_text(p3("message Order { oneof contact { string email = 5; } }")),
+       pb_text(p3("message Order { oneof contact { string email = 5; string phone = 6; } }")),
        "message 'pkg.Order' field 6 ('phone'): removed from oneof 'contact'"},
-      {"WholeOneofRemoved", text(p3("message Order { int32 id = 1; }")),
-       text(p3("message Order { int32 id = 1; oneof contact { string email = 5; string phone = 6; "
-               "} }")),
+      {"WholeOneofRemoved", pb_text(p3("message Order { int32 id = 1; }")),
+       pb_text(
+           p3("message Order { int32 id = 1; oneof contact { string email = 5; string phone = 6; "
+              "} }")),
        ""},
       // Maps.
-      {"MapRenamed", text(p3("message Order { map<string, string> labels = 7; }")),
-       text(p3("message Order { map<string, string> tags = 7; }")), ""},
-      {"MapValueChanged", text(p3("message Order { map<string, int32> tags = 7; }")),
-       text(p3("message Order { map<string, string> tags = 7; }")),
+      {"MapRenamed", pb_text(p3("message Order { map<string, string> labels = 7; }")),
+       pb_text(p3("message Order { map<string, string> tags = 7; }")), ""},
+      {"MapValueChanged", pb_text(p3("message Order { map<string, int32> tags = 7; }")),
+       pb_text(p3("message Order { map<string, string> tags = 7; }")),
        "field 7 ('tags') value: type changed from string to int32"},
-      {"MapKeyWidened", text(p3("message Order { map<int64, string> tags = 7; }")),
-       text(p3("message Order { map<int32, string> tags = 7; }")), ""},
+      {"MapKeyWidened", pb_text(p3("message Order { map<int64, string> tags = 7; }")),
+       pb_text(p3("message Order { map<int32, string> tags = 7; }")), ""},
       {"MapToRepeatedMessage",
-       text(p3("message Order { repeated Tag tags = 7; }\n"
-               "message Tag { string key = 1; string value = 2; }")),
-       text(p3("message Order { map<string, string> tags = 7; }")),
+       pb_text(p3("message Order { repeated Tag tags = 7; }\n"
+                  "message Tag { string key = 1; string value = 2; }")),
+       pb_text(p3("message Order { map<string, string> tags = 7; }")),
        "type changed from map<string, string> to message 'pkg.Tag'"},
   };
 }

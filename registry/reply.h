@@ -14,7 +14,13 @@ struct HttpRequest {
   std::string method;  // GET, POST, PUT, DELETE
   std::string target;  // path and query, as sent
   std::string body;
+  // Relayed by another broker to this one as the leader of _schemas
+  // (header X-Strata-Forwarded): never relayed again.
+  bool forwarded = false;
 };
+
+// The header a relayed request carries.
+inline constexpr const char* kForwardedHeader = "X-Strata-Forwarded";
 
 struct Reply {
   int status = 200;

@@ -17,6 +17,13 @@ constexpr int kRetryMs = 100;
 constexpr int kMaxAttempts = 100;  // 10 s
 constexpr auto kForwardTimeout = std::chrono::seconds(15);
 
+// Whether a relayed request's answer says the broker was not ready to
+// serve it (not the leader of _schemas after all, or still loading).
+bool not_ready(const registry::Reply& r) {
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  return j.is_object() && j.value("error_code", 0) == registry::error::kNotReady;
+}
+
 }  // namespace
 
 SchemaRegistryService::SchemaRegistryService(Broker& broker)
@@ -86,10 +93,16 @@ void SchemaRegistryService::handle(registry::HttpRequest request, registry::Done
   bool write = registry::is_write(request);
   if (topic == nullptr) {
     if (!write) return registry::serve_request(empty_, request, std::move(reply));
-    // The first write creates the topic; the request runs once it is led.
-    broker_.ensure_internal_topic(0, registry::kSchemasTopic, [](Status st) {
-      if (!st) spdlog::warn("creating {}: {}", registry::kSchemasTopic, st.error().to_string());
-    });
+    // The first write creates the topic (asked on shard 0, whose thread
+    // may talk to the controller; again each second while it is not
+    // there); the request runs once it is led.
+    if (attempt % 10 == 0) {
+      broker_.shard(0).post([this] {
+        broker_.ensure_internal_topic(0, registry::kSchemasTopic, [](Status st) {
+          if (!st) spdlog::warn("creating {}: {}", registry::kSchemasTopic, st.error().to_string());
+        });
+      });
+    }
     return retry(std::move(request), std::move(reply), attempt);
   }
   const auto* state = topic->state(0);
@@ -103,6 +116,14 @@ void SchemaRegistryService::handle(registry::HttpRequest request, registry::Done
     unsigned shard = broker_.shard_for(topic->uid(PartitionId(0)));
     return on_leader_shard(shard, std::move(request), std::move(reply), attempt);
   }
+  if (request.forwarded) {
+    // Relayed here by a broker that took this one for the leader: not
+    // relayed on (two stale views would pass it back and forth); the
+    // relaying broker retries on this answer.
+    return reply(registry::error_reply(registry::error::kNotReady,
+                                       fmt::format("This broker does not lead {} (broker {} does)",
+                                                   registry::kSchemasTopic, state->leader)));
+  }
   // Another broker leads: relay the request to its registry.
   const coordinator::BrokerInfo* leader = nullptr;
   for (const auto& b : snap->brokers)
@@ -114,10 +135,15 @@ void SchemaRegistryService::handle(registry::HttpRequest request, registry::Done
   auto port = static_cast<uint16_t>(leader->registry_port);
   broker_.shard(0).post([this, host, port, request = std::move(request), reply = std::move(reply),
                          attempt]() mutable {
+    registry::HttpRequest relayed = request;
+    relayed.forwarded = true;
     registry::http_call(
-        broker_.shard(0).io(), host, port, request, kForwardTimeout,
+        broker_.shard(0).io(), host, port, relayed, kForwardTimeout,
         [this, request, reply = std::move(reply), attempt](Result<registry::Reply> r) mutable {
-          if (r) return reply(std::move(*r));
+          // The leader's answer — unless it was not the leader after all.
+          bool moved = r && (*r).status == 500 && not_ready(*r);
+          if (r && !moved) return reply(std::move(*r));
+          if (moved) return retry(std::move(request), std::move(reply), attempt);
           spdlog::warn("schema registry: forwarding {} {} to the leader of {} failed: {}",
                        request.method, request.target, registry::kSchemasTopic,
                        r.error().to_string());
