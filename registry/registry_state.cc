@@ -3,6 +3,23 @@
 #include <algorithm>
 
 namespace strata::registry {
+namespace {
+
+// A setting of the registry (a level, a mode): global without a subject;
+// nullopt removes it.
+template <typename T>
+void set_scoped(const std::optional<std::string>& subject, std::optional<T> value,
+                std::optional<T>& global, std::map<std::string, T>& per_subject) {
+  if (!subject) {
+    global = value;
+  } else if (value) {
+    per_subject[*subject] = *value;
+  } else {
+    per_subject.erase(*subject);
+  }
+}
+
+}  // namespace
 
 Status RegistryState::apply(const RecordKey& key, std::optional<std::string_view> value) {
   if (const auto* s = std::get_if<SchemaKey>(&key)) {
@@ -24,13 +41,7 @@ Status RegistryState::apply(const RecordKey& key, std::optional<std::string_view
     if (value) {
       STRATA_ASSIGN_OR_RETURN(level, decode_config(*value));
     }
-    if (!c->subject) {
-      global_config_ = level;
-    } else if (level) {
-      configs_[*c->subject] = *level;
-    } else {
-      configs_.erase(*c->subject);
-    }
+    set_scoped(c->subject, level, global_config_, configs_);
     return ok_status();
   }
   if (const auto* m = std::get_if<ModeKey>(&key)) {
@@ -38,13 +49,7 @@ Status RegistryState::apply(const RecordKey& key, std::optional<std::string_view
     if (value) {
       STRATA_ASSIGN_OR_RETURN(mode, decode_mode(*value));
     }
-    if (!m->subject) {
-      global_mode_ = mode;
-    } else if (mode) {
-      modes_[*m->subject] = *mode;
-    } else {
-      modes_.erase(*m->subject);
-    }
+    set_scoped(m->subject, mode, global_mode_, modes_);
     return ok_status();
   }
   if (std::holds_alternative<IdFloorKey>(key) && value) {

@@ -101,6 +101,30 @@ bool BrokerConfig::is_static_key(std::string_view key) {
   return s != nullptr && !s->dynamic;
 }
 
+namespace {
+
+// One listener, `scheme://host:port` or `host:port` (a list is refused:
+// each listener config here takes one).
+Result<std::pair<std::string, uint16_t>> parse_listener(const std::string& key,
+                                                        const std::string& value,
+                                                        std::string_view scheme) {
+  std::string v = value;
+  if (auto at = v.find("://"); at != std::string::npos) {
+    if (v.substr(0, at) != scheme) {
+      return bad_value(key, value, fmt::format("only {} listeners are supported", scheme));
+    }
+    v = v.substr(at + 3);
+  }
+  auto colon = v.rfind(':');
+  if (v.find(',') != std::string::npos || colon == std::string::npos) {
+    return bad_value(key, value, fmt::format("must be one listener, [{}://]host:port", scheme));
+  }
+  STRATA_ASSIGN_OR_RETURN(uint16_t port, parse_int<uint16_t>(key, v.substr(colon + 1), 0, 65535));
+  return std::make_pair(v.substr(0, colon), port);
+}
+
+}  // namespace
+
 Status BrokerConfig::set(const std::string& key, const std::string& value) {
   if (const auto* synonym = find_synonym(key)) {
     STRATA_TRY(topic_value_of(*synonym, value));
@@ -116,18 +140,8 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
     }
     data_dir = value;
   } else if (key == "listeners" || key == "advertised.listeners") {
-    // PLAINTEXT://host:port or host:port
-    std::string v = value;
-    if (auto scheme = v.find("://"); scheme != std::string::npos) {
-      if (v.substr(0, scheme) != "PLAINTEXT") {
-        return bad_value(key, value, "only PLAINTEXT listeners are supported");
-      }
-      v = v.substr(scheme + 3);
-    }
-    auto colon = v.rfind(':');
-    if (colon == std::string::npos) return bad_value(key, value, "expected host:port");
-    STRATA_ASSIGN_OR_RETURN(uint16_t port, parse_int<uint16_t>(key, v.substr(colon + 1), 0, 65535));
-    std::string host = v.substr(0, colon);
+    STRATA_ASSIGN_OR_RETURN(auto listener, parse_listener(key, value, "PLAINTEXT"));
+    auto [host, port] = listener;
     if (key == "listeners") {
       listen_host = host.empty() ? "0.0.0.0" : host;
       listen_port = port;
@@ -214,21 +228,8 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "schema.registry.enable") {
     STRATA_ASSIGN_OR_RETURN(schema_registry_enable, parse_bool(key, value));
   } else if (key == "schema.registry.listeners") {
-    // http://host:port or host:port; one listener.
-    std::string v = value;
-    if (auto scheme = v.find("://"); scheme != std::string::npos) {
-      if (v.substr(0, scheme) != "http") {
-        return bad_value(key, value, "only http listeners are supported");
-      }
-      v = v.substr(scheme + 3);
-    }
-    auto colon = v.rfind(':');
-    if (v.find(',') != std::string::npos || colon == std::string::npos) {
-      return bad_value(key, value, "must be one listener, [http://]host:port");
-    }
-    STRATA_ASSIGN_OR_RETURN(schema_registry_port,
-                            parse_int<uint16_t>(key, v.substr(colon + 1), 0, 65535));
-    schema_registry_host = v.substr(0, colon);
+    STRATA_ASSIGN_OR_RETURN(auto listener, parse_listener(key, value, "http"));
+    std::tie(schema_registry_host, schema_registry_port) = listener;
     schema_registry_explicit = true;
   } else if (key == "schema.registry.max.request.bytes") {
     STRATA_ASSIGN_OR_RETURN(schema_registry_max_request_bytes,

@@ -107,6 +107,12 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
       {{"--set", "message.max.bytes=-1"}, "message.max.bytes"},
       {{"--set", "strata.log.cache.window.bytes=-1"}, "strata.log.cache.window.bytes"},
       {{"--set", "strata.log.cache.window.bytes=64MiB"}, "not an integer"},
+      {{"--set", "schema.registry.listeners=https://h:8081"}, "only http listeners"},
+      {{"--set", "schema.registry.listeners=h:1,h:2"}, "one listener"},
+      {{"--set", "schema.registry.listeners=h"}, "host:port"},
+      {{"--set", "schema.registry.listeners=h:70000"}, "between 0 and 65535"},
+      {{"--set", "schema.registry.enable=maybe"}, "true or false"},
+      {{"--set", "schema.registry.max.request.bytes=0"}, "schema.registry.max.request.bytes"},
       {{"--unknown-flag"}, "unknown-flag"},
       {{"--config", "/nonexistent/file"}, "/nonexistent/file"},
   };
@@ -115,6 +121,18 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
     ASSERT_FALSE(r.ok()) << c.args[0];
     EXPECT_NE(r.error().message().find(c.message_part), std::string::npos) << r.error().message();
   }
+}
+
+TEST(BrokerConfig, TheSchemaRegistryListensOnTheListenHostUnlessTold) {
+  auto d = parse({"--listen", "127.0.0.12:9092"}).value().value();
+  EXPECT_TRUE(d.schema_registry_enable);
+  EXPECT_EQ(d.schema_registry_port, 8081);
+  EXPECT_FALSE(d.schema_registry_explicit);  // a taken port is then a warning
+  EXPECT_EQ(d.describe().at("schema.registry.listeners"), "http://127.0.0.12:8081");
+  auto e = parse({"--set", "schema.registry.listeners=http://127.0.0.5:0"}).value().value();
+  EXPECT_EQ(e.schema_registry_host, "127.0.0.5");
+  EXPECT_EQ(e.schema_registry_port, 0);
+  EXPECT_TRUE(e.schema_registry_explicit);
 }
 
 TEST(BrokerConfig, TheMetadataStoreIsEmbeddedUnlessEtcdIsNamedWithItsEndpoints) {
