@@ -3,6 +3,7 @@
 #include <memory>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
@@ -32,26 +33,10 @@ struct Call : std::enable_shared_from_this<Call> {
 
 }  // namespace
 
-void http_call(asio::io_context& io, const std::string& host, uint16_t port,
-               const HttpRequest& request, std::chrono::milliseconds timeout,
-               std::function<void(Result<Reply>)> done) {
-  boost::system::error_code ec;
-  auto address = asio::ip::make_address(host, ec);
-  if (ec) {
-    return done(Error(Errc::kInvalidArgument, "not an IP address: " + host));
-  }
-  auto call = std::make_shared<Call>(io, std::move(done));
-  call->req.method_string(request.method);
-  call->req.target(request.target);
-  call->req.version(11);
-  call->req.set(http::field::host, fmt::format("{}:{}", host, port));
-  call->req.set(http::field::content_type, "application/vnd.schemaregistry.v1+json");
-  call->req.keep_alive(false);
-  if (request.forwarded) call->req.set(kForwardedHeader, "1");
-  call->req.body() = request.body;
-  call->req.prepare_payload();
-  call->stream.expires_after(timeout);
-  call->stream.async_connect(tcp::endpoint(address, port), [call](beast::error_code ec) {
+namespace {
+
+void send(const std::shared_ptr<Call>& call, const tcp::endpoint& to) {
+  call->stream.async_connect(to, [call](beast::error_code ec) {
     if (ec) return call->fail("connect", ec);
     http::async_write(call->stream, call->req, [call](beast::error_code ec, size_t) {
       if (ec) return call->fail("send", ec);
@@ -66,6 +51,41 @@ void http_call(asio::io_context& io, const std::string& host, uint16_t port,
       });
     });
   });
+}
+
+}  // namespace
+
+void http_call(asio::io_context& io, const std::string& host, uint16_t port,
+               const HttpRequest& request, std::chrono::milliseconds timeout,
+               std::function<void(Result<Reply>)> done) {
+  auto call = std::make_shared<Call>(io, std::move(done));
+  call->req.method_string(request.method);
+  call->req.target(request.target);
+  call->req.version(11);
+  call->req.set(http::field::host, fmt::format("{}:{}", host, port));
+  call->req.set(http::field::content_type, "application/vnd.schemaregistry.v1+json");
+  call->req.keep_alive(false);
+  if (request.forwarded) call->req.set(kForwardedHeader, "1");
+  call->req.body() = request.body;
+  call->req.prepare_payload();
+  call->stream.expires_after(timeout);
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(host, ec);
+  if (!ec) return send(call, tcp::endpoint(address, port));
+  // A name (a broker advertising a DNS name): resolved first, within the
+  // same timeout.
+  auto resolver = std::make_shared<tcp::resolver>(io);
+  auto timer = std::make_shared<asio::steady_timer>(io, timeout);
+  timer->async_wait([resolver](boost::system::error_code e) {
+    if (!e) resolver->cancel();
+  });
+  resolver->async_resolve(
+      host, std::to_string(port),
+      [call, resolver, timer](beast::error_code ec, tcp::resolver::results_type found) {
+        timer->cancel();
+        if (ec || found.empty()) return call->fail("resolve", ec);
+        send(call, found.begin()->endpoint());
+      });
 }
 
 }  // namespace strata::registry

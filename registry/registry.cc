@@ -70,6 +70,10 @@ void add_type_and_references(json& j, const SchemaValue& v) {
   if (!v.references.empty()) j["references"] = references_json(v.references);
 }
 
+bool read_only(Mode m) {
+  return m == Mode::kReadOnly || m == Mode::kReadOnlyOverride;
+}
+
 std::string levels_list() {
   return "NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, "
          "FULL_TRANSITIVE";
@@ -92,7 +96,8 @@ struct Registry::Candidate {
   std::string canonical;  // what is stored and compared
 };
 
-Registry::Registry(Writer writer) : writer_(std::move(writer)) {
+Registry::Registry(Writer writer, std::function<void()> on_failure)
+    : writer_(std::move(writer)), on_failure_(std::move(on_failure)) {
   formats_[0] = make_format(SchemaType::kAvro);
   formats_[1] = make_format(SchemaType::kProtobuf);
   formats_[2] = make_format(SchemaType::kJson);
@@ -119,7 +124,26 @@ Mode Registry::mode_of(const std::string& subject) const {
 
 // ---- changes, one at a time ----
 
+Registry::~Registry() {
+  *alive_ = false;
+  fail_queued();
+}
+
+Reply Registry::shutting_down() {
+  return error_reply(error::kNotReady,
+                     "The schema registry moved or is stopping (the _schemas partition is no "
+                     "longer served here); retry");
+}
+
+void Registry::fail_queued() {
+  auto queued = std::move(changes_);
+  changes_.clear();
+  for (auto& [decide, done] : queued)
+    done(shutting_down());
+}
+
 void Registry::change(Change decide, Done done) {
+  if (failed_) return done(shutting_down());
   changes_.emplace_back(std::move(decide), std::move(done));
   if (!writing_) run_next();
 }
@@ -138,11 +162,19 @@ void Registry::run_next() {
     auto copy = records;
     writer_(std::move(copy), [this, alive = alive_, records = std::move(records),
                               reply = std::move(reply), done = std::move(done)](Status st) mutable {
-      if (!*alive) return;
+      if (!*alive) return done(shutting_down());
       writing_ = false;
       if (!st) {
+        // The batch may still be in the log (an acks=all wait that failed
+        // leaves it there) and commit later: deciding anything more on
+        // this state could give its id or version out twice. The registry
+        // stops here; its owner reloads it from the log.
+        failed_ = true;
         done(error_reply(error::kStoreError,
                          "Error while writing to the _schemas topic: " + st.error().to_string()));
+        fail_queued();
+        if (on_failure_) on_failure_();
+        return;
       } else {
         Status applied = ok_status();
         for (const auto& r : records) {
@@ -170,8 +202,12 @@ Result<Registry::Candidate> Registry::parse_candidate(const json& body) const {
   if (auto t = body.find("schemaType"); t != body.end() && !t->is_null()) {
     auto type = t->is_string() ? parse_schema_type(t->get<std::string>()) : std::nullopt;
     if (!type) {
+      // Named only when a short string: the value may be anything a client sent.
+      std::string named = t->is_string() && t->get<std::string>().size() <= 64
+                              ? " \"" + t->get<std::string>() + "\""
+                              : "";
       return Error(Errc::kInvalidArgument,
-                   "Unknown schemaType " + t->dump() + ": one of AVRO, PROTOBUF, JSON");
+                   "Unknown schemaType" + named + ": one of AVRO, PROTOBUF, JSON");
     }
     c.type = *type;
   }
@@ -190,8 +226,9 @@ Result<Registry::Candidate> Registry::parse_candidate(const json& body) const {
   }
   for (const char* field : {"id", "version"}) {
     if (auto f = body.find(field); f != body.end() && !f->is_null()) {
+      // Below the largest int32: the next id or version must exist too.
       if (!f->is_number_integer() || f->get<int64_t>() < 1 ||
-          f->get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+          f->get<int64_t>() >= std::numeric_limits<int32_t>::max()) {
         return Error(Errc::kInvalidArgument, std::string(field) + " must be a positive integer");
       }
       (std::string_view(field) == "id" ? c.id : c.version) = f->get<int32_t>();
@@ -306,7 +343,7 @@ Outcome Registry::decide_register(const std::string& subject, const json& body) 
     return error_reply(error::kInvalidSchema, "Invalid subject name");
   }
   Mode mode = mode_of(subject);
-  if (mode == Mode::kReadOnly || mode == Mode::kReadOnlyOverride) {
+  if (read_only(mode)) {
     return error_reply(error::kOperationNotPermitted,
                        fmt::format("Subject '{}' is in read-only mode", subject));
   }
@@ -387,7 +424,7 @@ void Registry::delete_version(const std::string& subject, const std::string& ver
                               bool permanent, Done done) {
   change(
       [this, subject, version, permanent]() -> Outcome {
-        if (mode_of(subject) == Mode::kReadOnly) {
+        if (read_only(mode_of(subject))) {
           return error_reply(error::kOperationNotPermitted,
                              fmt::format("Subject '{}' is in read-only mode", subject));
         }
@@ -428,7 +465,7 @@ void Registry::delete_version(const std::string& subject, const std::string& ver
 void Registry::delete_subject(const std::string& subject, bool permanent, Done done) {
   change(
       [this, subject, permanent]() -> Outcome {
-        if (mode_of(subject) == Mode::kReadOnly) {
+        if (read_only(mode_of(subject))) {
           return error_reply(error::kOperationNotPermitted,
                              fmt::format("Subject '{}' is in read-only mode", subject));
         }

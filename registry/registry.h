@@ -40,7 +40,13 @@ using Done = std::function<void(Reply)>;
 
 class Registry {
  public:
-  explicit Registry(Writer writer);
+  // `on_failure`: a write failed; the registry answers 50003 from then on
+  // and its owner should replace it with one loaded from the log again.
+  explicit Registry(Writer writer, std::function<void()> on_failure = nullptr);
+  // Changes still queued or in flight are answered 50003.
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
 
   // The state as the records applied so far left it (loading, following).
   RegistryState& state() { return state_; }
@@ -84,6 +90,8 @@ class Registry {
   using Change = std::function<std::variant<Reply, std::pair<std::vector<WriteRecord>, Reply>>()>;
   void change(Change decide, Done done);
   void run_next();
+  void fail_queued();
+  static Reply shutting_down();
 
   Result<Candidate> parse_candidate(const nlohmann::json& body) const;
   // The schema and every schema it references, transitively.
@@ -101,6 +109,8 @@ class Registry {
                                                        bool deleted) const;
 
   Writer writer_;
+  std::function<void()> on_failure_;
+  bool failed_ = false;
   RegistryState state_;
   std::unique_ptr<SchemaFormat> formats_[3];
   std::deque<std::pair<Change, Done>> changes_;

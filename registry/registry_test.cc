@@ -45,12 +45,14 @@ class RegistryTest : public ::testing::Test {
 
   // A registry whose writes land in log_ (or fail while fail_ is set).
   void reset() {
-    registry_ = std::make_unique<Registry>([this](std::vector<WriteRecord> records, auto done) {
-      if (fail_) return done(Error(Errc::kIoError, "disk on fire"));
-      for (auto& r : records)
-        log_.push_back(std::move(r));
-      done(ok_status());
-    });
+    registry_ = std::make_unique<Registry>(
+        [this](std::vector<WriteRecord> records, auto done) {
+          if (fail_) return done(Error(Errc::kIoError, "disk on fire"));
+          for (auto& r : records)
+            log_.push_back(std::move(r));
+          done(ok_status());
+        },
+        [this] { ++failures_; });
   }
 
   // One request, answered synchronously (the writer is).
@@ -105,6 +107,7 @@ class RegistryTest : public ::testing::Test {
   std::unique_ptr<Registry> registry_;
   std::vector<WriteRecord> log_;
   bool fail_ = false;
+  int failures_ = 0;
 };
 
 TEST_F(RegistryTest, RegisteringGivesIdsAndVersionsAndTheSameSchemaTheSameId) {
@@ -148,7 +151,7 @@ TEST_F(RegistryTest, RegisteringGivesIdsAndVersionsAndTheSameSchemaTheSameId) {
 TEST_F(RegistryTest, TheDefaultLevelIsBackwardAndRefusesWhatOldDataBreaks) {
   register_schema("users-value", schema_body(kUserV1));
   EXPECT_EQ(ok("GET", "/config")["compatibilityLevel"], "BACKWARD");
-  EXPECT_EQ(error("POST", "/subjects/users-value/versions", schema_body(kUserNoDefault)), 40901);
+  EXPECT_EQ(error("POST", "/subjects/users-value/versions", schema_body(kUserNoDefault)), 409);
   json check = ok("POST", "/compatibility/subjects/users-value/versions/latest?verbose=true",
                   schema_body(kUserNoDefault));
   EXPECT_EQ(check["is_compatible"], false);
@@ -179,7 +182,7 @@ TEST_F(RegistryTest, TransitiveLevelsCheckEveryLiveVersion) {
   ok("PUT", "/config", {{"compatibility", "FORWARD_TRANSITIVE"}});
   register_schema("t", schema_body(kUserV1));
   register_schema("t", schema_body(id_default));
-  EXPECT_EQ(error("POST", "/subjects/t/versions", schema_body(no_id)), 40901);
+  EXPECT_EQ(error("POST", "/subjects/t/versions", schema_body(no_id)), 409);
   ok("PUT", "/config", {{"compatibility", "FORWARD"}});
   EXPECT_EQ(register_schema("t", schema_body(no_id)), 3);
 }
@@ -309,12 +312,53 @@ TEST_F(RegistryTest, BadRequestsGetTheirCodes) {
   EXPECT_EQ(error("PATCH", "/subjects"), 405);
   EXPECT_EQ(error("DELETE", "/schemas/ids/1"), 405);
   EXPECT_EQ(call("GET", "/subjects/%zz").status, 400);
-  // A failed write answers 50001 and changes nothing.
+  // Bytes that are not UTF-8 in a path: refused, never echoed raw.
+  EXPECT_EQ(call("GET", "/subjects/%FF/versions").status, 400);
+  EXPECT_EQ(call("GET", "/schemas/ids/%C0%80").status, 400);
+  EXPECT_EQ(call("GET", "/subjects/\xff").status, 400);  // raw, too
+  Reply raw;
+  serve_request(*registry_,
+                {"POST", "/subjects/s/versions", "{\"schema\":\"x\",\"schemaType\":\"\xff\"}"},
+                [&](Reply x) { raw = x; });
+  EXPECT_EQ(raw.status, 422);  // not JSON (JSON is UTF-8); the message quotes the byte, replaced
+  EXPECT_TRUE(json::parse(raw.body, nullptr, false).is_object()) << raw.body;
+  // The largest id or version would leave no next one.
+  json huge = schema_body(kUserV2);
+  huge["id"] = 2147483647;
+  EXPECT_EQ(error("POST", "/subjects/s/versions", huge), 42201);
+  // A deeply nested schemaType is refused without recursing through it.
+  std::string deep = "{\"schema\":\"x\",\"schemaType\":" + std::string(100000, '[') +
+                     std::string(100000, ']') + "}";
+  Reply r2;
+  serve_request(*registry_, {"POST", "/subjects/s/versions", deep}, [&](Reply x) { r2 = x; });
+  EXPECT_EQ(r2.status, 422);
+  // A failed write answers 50001, changes nothing, and stops the registry
+  // (the batch may yet commit): later changes get 50003 until it is
+  // reloaded from the log, which its owner is told to do.
   fail_ = true;
   EXPECT_EQ(error("POST", "/subjects/s/versions", schema_body(kUserV2)), 50001);
+  EXPECT_EQ(failures_, 1);
   fail_ = false;
+  EXPECT_EQ(error("POST", "/subjects/s/versions", schema_body(kUserV2)), 50003);
   EXPECT_EQ(ok("GET", "/subjects/s/versions"), json({1}));
+  rebuild_compacted();
   EXPECT_EQ(register_schema("s", schema_body(kUserV2)), 2);
+}
+
+TEST_F(RegistryTest, ChangesInFlightOrQueuedAreAnsweredWhenTheRegistryGoes) {
+  std::vector<std::function<void(Status)>> pending;
+  registry_ = std::make_unique<Registry>(
+      [&](std::vector<WriteRecord>, auto done) { pending.push_back(done); });
+  std::vector<Reply> replies;
+  for (const char* s : {kUserV1, kUserV2})
+    serve_request(*registry_, {"POST", "/subjects/s/versions", schema_body(s).dump()},
+                  [&](Reply r) { replies.push_back(r); });
+  registry_.reset();  // leadership moved: the queued one is answered now
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0].status, 500);
+  pending[0](Error(Errc::kShutdown, "the view is gone"));  // the one in flight
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_NE(replies[1].body.find("50003"), std::string::npos) << replies[1].body;
 }
 
 TEST_F(RegistryTest, SubjectsArePercentDecoded) {

@@ -4,6 +4,7 @@
 // {"error_code": 40401, "message": "…"}.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,8 @@ struct HttpRequest {
   // Relayed by another broker to this one as the leader of _schemas
   // (header X-Strata-Forwarded): never relayed again.
   bool forwarded = false;
+  // When this broker received it (retries are bounded from there).
+  std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
 };
 
 // The header a relayed request carries.
@@ -28,8 +31,14 @@ struct Reply {
   bool json = true;  // false: body is a raw schema (text/plain)
 };
 
+// Invalid UTF-8 (a client's bytes quoted in a message) is replaced, never
+// thrown on.
+inline std::string dump_json(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 inline Reply json_reply(const nlohmann::json& j, int status = 200) {
-  return {status, j.dump(), true};
+  return {status, dump_json(j), true};
 }
 
 // Confluent's error codes: the HTTP status times 100 plus a detail (40401
@@ -44,7 +53,9 @@ inline constexpr int kVersionSoftDeleted = 40406;
 inline constexpr int kVersionNotSoftDeleted = 40407;
 inline constexpr int kSubjectLevelConfigNotSet = 40408;
 inline constexpr int kSubjectLevelModeNotSet = 40409;
-inline constexpr int kIncompatibleSchema = 40901;
+// What Confluent's registry sends for an incompatible schema (its docs and
+// the issue name 40901; its server and clients use 409).
+inline constexpr int kIncompatibleSchema = 409;
 inline constexpr int kInvalidSchema = 42201;
 inline constexpr int kInvalidVersion = 42202;
 inline constexpr int kInvalidCompatibilityLevel = 42203;
@@ -57,7 +68,8 @@ inline constexpr int kNotReady = 50003;
 }  // namespace error
 
 inline Reply error_reply(int code, std::string message) {
-  return json_reply({{"error_code", code}, {"message", std::move(message)}}, code / 100);
+  return json_reply({{"error_code", code}, {"message", std::move(message)}},
+                    code < 1000 ? code : code / 100);
 }
 
 }  // namespace strata::registry

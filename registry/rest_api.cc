@@ -40,6 +40,31 @@ std::optional<std::string> decode_component(std::string_view s, bool plus_is_spa
   return out;
 }
 
+// Whether `s` is well-formed UTF-8 (subjects and parameters end up in JSON
+// replies and in _schemas records, which must be).
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : 9;
+    if (n == 9 || i + n >= s.size()) return false;  // not a lead byte, or cut short
+    for (size_t k = 1; k <= n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
+    // Overlong forms and surrogates.
+    if (n == 1 && c < 0xc2) return false;
+    if (n == 2) {
+      auto c1 = static_cast<unsigned char>(s[i + 1]);
+      if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0)) return false;
+    }
+    if (n == 3) {
+      auto c1 = static_cast<unsigned char>(s[i + 1]);
+      if ((c == 0xf0 && c1 < 0x90) || c > 0xf4 || (c == 0xf4 && c1 >= 0x90)) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
 struct Target {
   std::vector<std::string> path;
   std::map<std::string, std::string> query;
@@ -69,7 +94,7 @@ std::optional<Target> parse_target(const std::string& target) {
     }
     auto end = rest.find('/');
     auto seg = decode_component(rest.substr(0, end), false);
-    if (!seg) return std::nullopt;
+    if (!seg || !valid_utf8(*seg)) return std::nullopt;
     t.path.push_back(std::move(*seg));
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
   }
@@ -80,7 +105,7 @@ std::optional<Target> parse_target(const std::string& target) {
     auto name = decode_component(pair.substr(0, eq), true);
     auto value = eq == std::string_view::npos ? std::optional<std::string>("")
                                               : decode_component(pair.substr(eq + 1), true);
-    if (!name || !value) return std::nullopt;
+    if (!name || !value || !valid_utf8(*name) || !valid_utf8(*value)) return std::nullopt;
     if (!name->empty()) t.query[*name] = *value;
     query = end == std::string_view::npos ? std::string_view() : query.substr(end + 1);
   }
@@ -97,8 +122,41 @@ Reply method_not_allowed(const HttpRequest& r) {
                     405);
 }
 
+// Bodies nest no deeper than this: nlohmann's values are freed (and
+// printed) recursively, so a body of a million '[' would take the stack.
+constexpr int kMaxBodyDepth = 256;
+
+// Whether the JSON text nests arrays and objects deeper than `max` (strings
+// skipped; the text need not be valid).
+bool too_deep(std::string_view text, int max) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 // The body as JSON, or the reply refusing it.
 std::variant<json, Reply> body_json(const HttpRequest& r) {
+  if (too_deep(r.body, kMaxBodyDepth)) {
+    return error_reply(error::kInvalidSchema,
+                       fmt::format("Invalid JSON body: nested deeper than {} levels",
+                                   kMaxBodyDepth));
+  }
   json j = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     // Say where: parse again for the message with its position.
@@ -220,23 +278,27 @@ void serve_compatibility(Registry& reg, const HttpRequest& r, const Target& t, D
 }  // namespace
 
 bool is_write(const HttpRequest& request) {
-  if (request.method == "GET") return false;
-  // POSTs that only read: a lookup and a compatibility check.
-  if (request.method == "POST") {
-    auto t = parse_target(request.target);
-    if (!t || t->path.empty()) return false;
-    if (t->path[0] == "compatibility") return false;
-    if (t->path[0] == "subjects" && t->path.size() == 2) return false;
+  // Only what a route changes: registrations, deletions, PUT/DELETE of
+  // configs and modes (an unknown path or method is answered anywhere).
+  const auto& m = request.method;
+  if (m != "POST" && m != "PUT" && m != "DELETE") return false;
+  auto t = parse_target(request.target);
+  if (!t || t->path.empty()) return false;
+  const auto& root = t->path[0];
+  if (root == "subjects") {
+    // POST /subjects/{s} is a lookup.
+    return t->path.size() >= 2 && !(m == "POST" && t->path.size() == 2);
   }
-  return true;
+  return (root == "config" || root == "mode") && m != "POST";
 }
 
 void serve_request(Registry& registry, const HttpRequest& request, Done done) {
   auto t = parse_target(request.target);
   if (!t) {
-    return done(json_reply(
-        {{"error_code", 400}, {"message", "Malformed percent-encoding in " + request.target}},
-        400));
+    return done(
+        json_reply({{"error_code", 400},
+                    {"message", "Malformed percent-encoding, or not UTF-8, in " + request.target}},
+                   400));
   }
   if (t->path.empty()) {
     if (request.method != "GET") return done(method_not_allowed(request));

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "registry/reply.h"
+
 namespace strata::registry {
 namespace {
 
@@ -89,7 +91,7 @@ std::string encode_key(const RecordKey& key) {
   } else {
     j = {{"keytype", std::get<OtherKey>(key).keytype}, {"magic", 0}};
   }
-  return j.dump();
+  return dump_json(j);
 }
 
 Result<RecordKey> decode_key(std::string_view text) {
@@ -125,7 +127,7 @@ std::string encode_schema(const SchemaValue& v) {
       refs.push_back({{"name", r.name}, {"subject", r.subject}, {"version", r.version}});
     j["references"] = std::move(refs);
   }
-  return j.dump();
+  return dump_json(j);
 }
 
 Result<SchemaValue> decode_schema(std::string_view text) {
@@ -139,7 +141,7 @@ Result<SchemaValue> decode_schema(std::string_view text) {
     v.deleted = j.value("deleted", false);
     if (auto t = j.find("schemaType"); t != j.end() && t->is_string()) {
       auto type = parse_schema_type(t->get<std::string>());
-      if (!type) return corrupt("schema value", "unknown schemaType " + t->dump());
+      if (!type) return corrupt("schema value", "unknown schemaType " + dump_json(*t));
       v.type = *type;
     }
     if (auto refs = j.find("references"); refs != j.end() && refs->is_array()) {
@@ -155,7 +157,7 @@ Result<SchemaValue> decode_schema(std::string_view text) {
 }
 
 std::string encode_config(CompatibilityLevel level) {
-  return json{{"compatibilityLevel", compatibility_name(level)}}.dump();
+  return dump_json(json{{"compatibilityLevel", compatibility_name(level)}});
 }
 
 Result<CompatibilityLevel> decode_config(std::string_view text) {
@@ -163,12 +165,12 @@ Result<CompatibilityLevel> decode_config(std::string_view text) {
   auto it = j.find("compatibilityLevel");
   if (it == j.end() || !it->is_string()) return corrupt("config value", "no compatibilityLevel");
   auto level = parse_compatibility(it->get<std::string>());
-  if (!level) return corrupt("config value", "unknown level " + it->dump());
+  if (!level) return corrupt("config value", "unknown level " + dump_json(*it));
   return *level;
 }
 
 std::string encode_mode(Mode mode) {
-  return json{{"mode", mode_name(mode)}}.dump();
+  return dump_json(json{{"mode", mode_name(mode)}});
 }
 
 Result<Mode> decode_mode(std::string_view text) {
@@ -176,12 +178,12 @@ Result<Mode> decode_mode(std::string_view text) {
   auto it = j.find("mode");
   if (it == j.end() || !it->is_string()) return corrupt("mode value", "no mode");
   auto mode = parse_mode(it->get<std::string>());
-  if (!mode) return corrupt("mode value", "unknown mode " + it->dump());
+  if (!mode) return corrupt("mode value", "unknown mode " + dump_json(*it));
   return *mode;
 }
 
 std::string encode_id_floor(int32_t next_id) {
-  return json{{"next_id", next_id}}.dump();
+  return dump_json(json{{"next_id", next_id}});
 }
 
 Result<int32_t> decode_id_floor(std::string_view text) {

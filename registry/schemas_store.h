@@ -26,6 +26,7 @@ class SchemasStore {
   void load(std::function<void(Status)> done) { view_.load(std::move(done)); }
   void follow() { view_.follow(); }
   uint64_t records_replayed() const { return view_.records_replayed(); }
+  replication::Partition& partition() { return view_.partition(); }
 
   // Applies every record the view holds to `state`.
   Status fill(RegistryState& state) const;

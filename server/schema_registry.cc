@@ -14,8 +14,10 @@ namespace strata::server {
 namespace {
 
 constexpr int kRetryMs = 100;
-constexpr int kMaxAttempts = 100;  // 10 s
-constexpr auto kForwardTimeout = std::chrono::seconds(15);
+// How long a request may wait for a loaded leader of _schemas, relays
+// included; one relay may take up to kForwardTimeout of it.
+constexpr auto kMaxWait = std::chrono::seconds(10);
+constexpr auto kForwardTimeout = std::chrono::seconds(5);
 
 // Whether a relayed request's answer says the broker was not ready to
 // serve it (not the leader of _schemas after all, or still loading).
@@ -69,7 +71,7 @@ void SchemaRegistryService::stop() {
 
 void SchemaRegistryService::retry(registry::HttpRequest request, registry::Done reply,
                                   int attempt) {
-  if (attempt + 1 >= kMaxAttempts || stopped_) {
+  if (std::chrono::steady_clock::now() - request.received >= kMaxWait || stopped_) {
     return reply(registry::error_reply(
         registry::error::kNotReady,
         fmt::format("The schema registry is not ready: {} has no loaded leader",

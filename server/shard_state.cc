@@ -98,10 +98,24 @@ void ShardState::serve_txns(int32_t p, coordinator::TxnStateStore& store) {
 }
 
 void ShardState::serve_registry(registry::SchemasStore& store) {
+  // A failed write leaves the registry unsure of the log: it is replaced
+  // by one loaded again (a new view of the partition, replayed from its
+  // applied marker to the log end), after the failing call has returned.
+  auto reload = [this, uid = store.partition().uid()] {
+    shard_.post([this, uid] {
+      registry_.reset();
+      if (auto* p = replicas_.find(uid)) {
+        spdlog::warn("shard {}: reloading the schema registry after a failed write", id());
+        schema_views_.on_closing(*p);
+        schema_views_.on_replica(*p);
+      }
+    });
+  };
   auto r = std::make_unique<registry::Registry>(
       [&store](std::vector<registry::WriteRecord> records, std::function<void(Status)> done) {
         store.write(std::move(records), std::move(done));
-      });
+      },
+      reload);
   if (auto st = store.fill(r->state()); !st) {
     spdlog::error("shard {}: reading {} failed: {}", id(), registry::kSchemasTopic,
                   st.error().to_string());

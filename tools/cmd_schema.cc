@@ -72,10 +72,12 @@ Result<json> call(const Globals& g, const SchemaOptions& o, const std::string& m
   }
   std::string host = found.begin()->endpoint().address().to_string();
   std::optional<Result<registry::Reply>> reply;
-  registry::http_call(io, host, static_cast<uint16_t>(port),
-                      {method, target, body.is_null() ? "" : body.dump()},
-                      std::chrono::milliseconds(g.timeout_ms()),
-                      [&](Result<registry::Reply> r) { reply = std::move(r); });
+  registry::http_call(
+      io, host, static_cast<uint16_t>(port),
+      {method, target,
+       body.is_null() ? "" : body.dump(-1, ' ', false, json::error_handler_t::replace)},
+      std::chrono::milliseconds(g.timeout_ms()),
+      [&](Result<registry::Reply> r) { reply = std::move(r); });
   io.run();
   if (!reply) return Error(Errc::kInternal, "no reply");
   if (!*reply) {
