@@ -489,11 +489,12 @@ void Registry::delete_subject(const std::string& subject, bool permanent, Done d
         if (permanent) records.push_back({IdFloorKey{}, encode_id_floor(state_.next_id())});
         for (const auto& [version, value] : *vs) {
           for (int32_t id : state_.referenced_by(subject, version)) {
-            // A reference from the subject itself goes with it.
-            bool own = false;
+            // A reference from the subject itself goes with it; one held
+            // by any other subject would be left dangling.
+            bool elsewhere = false;
             for (const auto& [s, v] : state_.holders(id))
-              own = own || s == subject;
-            if (!own) {
+              elsewhere = elsewhere || s != subject;
+            if (elsewhere) {
               return error_reply(error::kReferenceExists,
                                  fmt::format("One or more references exist to the schema "
                                              "{{subject={}, version={}}}: id {}",

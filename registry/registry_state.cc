@@ -75,7 +75,7 @@ void RegistryState::put_schema(SchemaValue v) {
   remove_schema(v.subject, v.version);
   max_id_ = std::max(max_id_, v.id);
   holders_[v.id].insert({v.subject, v.version});
-  ids_.emplace(identity(v.type, v.schema, v.references), v.id);
+  ids_[identity(v.type, v.schema, v.references)].insert(v.id);
   auto subject = v.subject;
   auto version = v.version;
   subjects_[subject][version] = std::move(v);
@@ -92,7 +92,13 @@ void RegistryState::remove_schema(const std::string& subject, int32_t version) {
     h->second.erase({subject, version});
     if (h->second.empty()) {
       holders_.erase(h);
-      ids_.erase(identity(v->second.type, v->second.schema, v->second.references));
+      // Imports may have given one schema two ids: the others keep it.
+      auto key = identity(v->second.type, v->second.schema, v->second.references);
+      auto same = ids_.find(key);
+      if (same != ids_.end()) {
+        same->second.erase(id);
+        if (same->second.empty()) ids_.erase(same);
+      }
     }
   }
   s->second.erase(v);
@@ -149,7 +155,7 @@ std::optional<int32_t> RegistryState::id_of(SchemaType type, const std::string& 
                                             const std::vector<SchemaReference>& refs) const {
   auto it = ids_.find(identity(type, schema, refs));
   if (it == ids_.end()) return std::nullopt;
-  return it->second;
+  return *it->second.begin();
 }
 
 std::vector<int32_t> RegistryState::referenced_by(const std::string& subject,

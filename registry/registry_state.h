@@ -61,8 +61,8 @@ class RegistryState {
 
   std::map<std::string, std::map<int32_t, SchemaValue>> subjects_;
   std::map<int32_t, std::set<std::pair<std::string, int32_t>>> holders_;
-  std::map<std::string, int32_t> ids_;  // identity -> id
-  int32_t max_id_ = 0;                  // the highest id seen in a record
+  std::map<std::string, std::set<int32_t>> ids_;  // identity -> its ids (one, but for imports)
+  int32_t max_id_ = 0;                            // the highest id seen in a record
   int32_t id_floor_ = 1;
   std::optional<CompatibilityLevel> global_config_;
   std::map<std::string, CompatibilityLevel> configs_;

@@ -289,6 +289,41 @@ TEST_F(RegistryTest, ReferencesAcrossSubjects) {
   EXPECT_EQ(error("POST", "/subjects/c2/versions", schema_body(customer, "AVRO", bad)), 42201);
 }
 
+TEST_F(RegistryTest, ASubjectGoesWithItsOwnReferencesButNotWithAnotherSubjects) {
+  const char* address =
+      R"({"type":"record","name":"Address","fields":[{"name":"city","type":"string"}]})";
+  const char* customer =
+      R"({"type":"record","name":"Customer","fields":[{"name":"home","type":"Address"}]})";
+  json refs = json::array({{{"name", "Address"}, {"subject", "mixed"}, {"version", 1}}});
+  ok("PUT", "/config/mixed", {{"compatibility", "NONE"}});
+  register_schema("mixed", schema_body(address));
+  int id = register_schema("mixed", schema_body(customer, "AVRO", refs));
+  // The subject's own v2 references its v1: the subject may go as a whole.
+  ok("PUT", "/config/solo", {{"compatibility", "NONE"}});
+  register_schema("solo", schema_body(R"({"type":"record","name":"Solo","fields":[]})"));
+  // The same referencing schema under another subject: one id, two holders.
+  EXPECT_EQ(register_schema("copy", schema_body(customer, "AVRO", refs)), id);
+  EXPECT_EQ(error("DELETE", "/subjects/mixed"), 42206);
+  ok("DELETE", "/subjects/copy");
+  ok("DELETE", "/subjects/copy?permanent=true");
+  EXPECT_EQ(ok("DELETE", "/subjects/mixed"), json({1, 2}));
+}
+
+TEST_F(RegistryTest, AnImportedSchemaUnderTwoIdsKeepsTheOtherWhenOneGoes) {
+  ok("PUT", "/mode", {{"mode", "IMPORT"}});
+  json a = schema_body(kUserV1);
+  a["id"] = 10;
+  EXPECT_EQ(register_schema("a", a), 10);
+  json b = schema_body(kUserV1);
+  b["id"] = 20;
+  EXPECT_EQ(register_schema("b", b), 20);
+  ok("PUT", "/mode", {{"mode", "READWRITE"}});
+  ok("DELETE", "/subjects/a");
+  ok("DELETE", "/subjects/a?permanent=true");
+  // Registered anew elsewhere: the id that still holds it, not a new one.
+  EXPECT_EQ(register_schema("c", schema_body(kUserV1)), 20);
+}
+
 TEST_F(RegistryTest, BadRequestsGetTheirCodes) {
   EXPECT_EQ(error("POST", "/subjects/s/versions", schema_body("{\"type\": \"recrod\"}")), 42201);
   EXPECT_EQ(error("POST", "/subjects/s/versions", json({{"nothing", 1}})), 42201);
