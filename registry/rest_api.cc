@@ -153,9 +153,9 @@ bool too_deep(std::string_view text, int max) {
 // The body as JSON, or the reply refusing it.
 std::variant<json, Reply> body_json(const HttpRequest& r) {
   if (too_deep(r.body, kMaxBodyDepth)) {
-    return error_reply(error::kInvalidSchema,
-                       fmt::format("Invalid JSON body: nested deeper than {} levels",
-                                   kMaxBodyDepth));
+    return error_reply(
+        error::kInvalidSchema,
+        fmt::format("Invalid JSON body: nested deeper than {} levels", kMaxBodyDepth));
   }
   json j = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {

@@ -64,6 +64,19 @@ Result<std::optional<std::string>> scope_of(std::string_view key) {
   return corrupt("view key", "unknown scope");
 }
 
+// A value holding one setting by name ({"mode":"READONLY"}), read back
+// with `parse`.
+template <typename Parse>
+auto decode_named(std::string_view text, std::string_view what, const char* field, Parse parse)
+    -> Result<typename decltype(parse(std::string_view()))::value_type> {
+  STRATA_ASSIGN_OR_RETURN(json j, parse_object(text, what));
+  auto it = j.find(field);
+  if (it == j.end() || !it->is_string()) return corrupt(what, std::string("no ") + field);
+  auto value = parse(it->get<std::string>());
+  if (!value) return corrupt(what, "unknown " + std::string(field) + " " + dump_json(*it));
+  return *value;
+}
+
 }  // namespace
 
 std::string_view mode_name(Mode mode) {
@@ -161,12 +174,7 @@ std::string encode_config(CompatibilityLevel level) {
 }
 
 Result<CompatibilityLevel> decode_config(std::string_view text) {
-  STRATA_ASSIGN_OR_RETURN(json j, parse_object(text, "config value"));
-  auto it = j.find("compatibilityLevel");
-  if (it == j.end() || !it->is_string()) return corrupt("config value", "no compatibilityLevel");
-  auto level = parse_compatibility(it->get<std::string>());
-  if (!level) return corrupt("config value", "unknown level " + dump_json(*it));
-  return *level;
+  return decode_named(text, "config value", "compatibilityLevel", parse_compatibility);
 }
 
 std::string encode_mode(Mode mode) {
@@ -174,12 +182,7 @@ std::string encode_mode(Mode mode) {
 }
 
 Result<Mode> decode_mode(std::string_view text) {
-  STRATA_ASSIGN_OR_RETURN(json j, parse_object(text, "mode value"));
-  auto it = j.find("mode");
-  if (it == j.end() || !it->is_string()) return corrupt("mode value", "no mode");
-  auto mode = parse_mode(it->get<std::string>());
-  if (!mode) return corrupt("mode value", "unknown mode " + dump_json(*it));
-  return *mode;
+  return decode_named(text, "mode value", "mode", parse_mode);
 }
 
 std::string encode_id_floor(int32_t next_id) {

@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -63,17 +62,11 @@ Result<json> call(const Globals& g, const SchemaOptions& o, const std::string& m
   if (port <= 0 || port > 65535) {
     return Error(Errc::kInvalidArgument, "--registry has no valid port: " + o.registry);
   }
+  // http_call resolves a host name itself.
   boost::asio::io_context io;
-  boost::asio::ip::tcp::resolver resolver(io);
-  boost::system::error_code ec;
-  auto found = resolver.resolve(url.substr(0, colon), std::to_string(port), ec);
-  if (ec || found.empty()) {
-    return Error(Errc::kIoError, fmt::format("cannot resolve {}: {}", o.registry, ec.message()));
-  }
-  std::string host = found.begin()->endpoint().address().to_string();
   std::optional<Result<registry::Reply>> reply;
   registry::http_call(
-      io, host, static_cast<uint16_t>(port),
+      io, url.substr(0, colon), static_cast<uint16_t>(port),
       {method, target,
        body.is_null() ? "" : body.dump(-1, ' ', false, json::error_handler_t::replace)},
       std::chrono::milliseconds(g.timeout_ms()),
