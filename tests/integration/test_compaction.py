@@ -45,6 +45,15 @@ def offsets_partition(group):
     return (abs(h) if h != -(1 << 31) else 0) % 50
 
 
+def last_of_every_key(produced):
+    """{key: (offset, value)} of each key's last record in `produced`."""
+    last = {}
+    for offset in sorted(produced):
+        key, value = produced[offset]
+        last[key] = (offset, value)
+    return last
+
+
 class CompactionTest(unittest.TestCase):
     def setUp(self):
         self.broker = Broker(extra_args=["--set", "log.cleaner.backoff.ms=100",
@@ -84,17 +93,18 @@ class CompactionTest(unittest.TestCase):
             produced[rep.offset] = (b"sentinel", b"%d" % i)
             i += 1
 
-    def check(self, records, produced, cleaned):
+    def check(self, records, produced, cleaned, seen_by_cleaning=None):
         """What any compacted state must show; `cleaned`: offsets below it
-        were covered by a cleaning that saw every key's last record — every
-        key but the sentinel, which roll_until_cleaned rewrites while the
-        cleaner runs: a key's older records go only once its latest record
-        is below the cleaning's stable and durable bound (ARCHITECTURE.md),
-        and the sentinel's latest is often the unsynced one in flight."""
-        last = {}
-        for offset in sorted(produced):
-            key, value = produced[offset]
-            last[key] = (offset, value)
+        were covered by a cleaning that saw every key's last record of
+        `seen_by_cleaning` (the history as it was then; by default all of
+        `produced`) — every key but the sentinel, which roll_until_cleaned
+        rewrites while the cleaner runs: a key's older records go only once
+        its latest record is below the cleaning's stable and durable bound
+        (ARCHITECTURE.md), and the sentinel's latest is often the unsynced
+        one in flight. A key rewritten after that cleaning keeps its older
+        record until a later cleaning covers the new one."""
+        last = last_of_every_key(produced)
+        last_seen = last_of_every_key(seen_by_cleaning if seen_by_cleaning is not None else produced)
         seen_below = set()
         read_last = {}
         for r in records:
@@ -105,7 +115,7 @@ class CompactionTest(unittest.TestCase):
                 self.assertNotIn(r.key, seen_below, "two records of %r below %d" % (r.key, cleaned))
                 seen_below.add(r.key)
                 self.assertIsNotNone(r.value, "tombstone at %d below %d" % (r.offset, cleaned))
-                self.assertEqual(last[r.key][0], r.offset, "superseded record at %d" % r.offset)
+                self.assertEqual(last_seen[r.key][0], r.offset, "superseded record at %d" % r.offset)
         for key, (offset, value) in last.items():
             if value is None:
                 # Deleted: gone, or its tombstone still there.
@@ -154,11 +164,12 @@ class CompactionTest(unittest.TestCase):
         # More history on top, and a SIGKILL while the cleaner is likely at
         # work on it: after the restart nothing that must stay is gone and
         # nothing removed is back.
+        seen_by_cleaning = dict(produced)
         produced.update(self.produce_history(topic, rng, 2))
         self.broker.kill()
         self.broker.start()
         records = self.read(topic)
-        self.check(records, produced, cleaned)
+        self.check(records, produced, cleaned, seen_by_cleaning)
         data_end = max(produced) + 1
         self.roll_until_cleaned(topic, data_end, produced)
         cleaned = cleaned_below(self.broker, topic, 0)
