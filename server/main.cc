@@ -1,17 +1,21 @@
 // strata-broker: runs one broker until SIGTERM or SIGINT, then stops cleanly.
 #include <csignal>
 #include <iostream>
+#include <string>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <spdlog/spdlog.h>
 
 #include "base/logging.h"
+#include "base/malloc_tuning.h"
 #include "coordinator/embedded_store.h"
 #include "coordinator/etcd_store.h"
 #include "server/broker.h"
 
 int main(int argc, char** argv) {
+  // Before any thread: the arenas they create take these thresholds.
+  std::string malloc_tuning = strata::tune_malloc_for_large_buffers();
   auto parsed = strata::server::BrokerConfig::from_args(argc, argv);
   if (!parsed) {
     std::cerr << "strata-broker: " << parsed.error().message() << "\n";
@@ -23,6 +27,7 @@ int main(int argc, char** argv) {
     std::cerr << "strata-broker: " << st.error().message() << "\n";
     return 2;
   }
+  spdlog::info("{}", malloc_tuning);
   // Signals are taken by the main thread only.
   boost::asio::io_context signals_io;
   boost::asio::signal_set signals(signals_io, SIGTERM, SIGINT);
