@@ -1,5 +1,7 @@
 #include "engine/log_manager.h"
 
+#include <cstdlib>
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -39,10 +41,23 @@ Result<std::unique_ptr<LogManager>> LogManager::open(const Options& options) {
   STRATA_ASSIGN_OR_RETURN(m->index_, index::IndexStore::open(dir / kIndexDir, options.index));
   spdlog::info("data directory {} opened after a {} shutdown", dir.string(),
                m->clean_start_ ? "clean" : "unclean (or first)");
+  m->remover_ = std::make_unique<io::BackgroundExecutor>(1, "log-remover");
+  // Removals a crash or a stop cut short: their names carry their uids.
+  STRATA_ASSIGN_OR_RETURN(auto names, fs.list(dir));
+  for (const auto& name : names) {
+    if (!is_removal(name)) continue;
+    auto dot = name.rfind('.');
+    auto uid = std::strtoull(name.substr(dot + 1).c_str(), nullptr, 16);
+    spdlog::info("finishing the removal of {}", name);
+    m->post_removal(PartitionUid(uid), dir / name);
+  }
   return m;
 }
 
 LogManager::~LogManager() {
+  // Removals not started are dropped (the next open finishes them); the
+  // running one ends before the index closes.
+  if (remover_) remover_->stop();
   index_.reset();
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
@@ -71,9 +86,40 @@ Result<std::unique_ptr<Log>> LogManager::open_log(PartitionUid uid,
   return Log::open(lo);
 }
 
+bool LogManager::is_removal(std::string_view name) {
+  // <topic>-<partition>.<16 hex digits>-delete
+  constexpr std::string_view kSuffix = "-delete";
+  if (name.size() < kSuffix.size() + 17 || !name.ends_with(kSuffix)) return false;
+  auto hex = name.substr(name.size() - kSuffix.size() - 16, 16);
+  return name[name.size() - kSuffix.size() - 17] == '.' &&
+         hex.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
 Status LogManager::remove_log(PartitionUid uid, const std::filesystem::path& dir) {
-  STRATA_TRY(options_.fs->remove_all(dir));
-  return index_->drop_partition(uid);
+  auto retired = dir;
+  retired += fmt::format(".{:016x}-delete", uid.value());
+  STRATA_TRY(options_.fs->rename(dir, retired));
+  post_removal(uid, std::move(retired));
+  return ok_status();
+}
+
+void LogManager::post_removal(PartitionUid uid, std::filesystem::path retired) {
+  {
+    std::lock_guard lock(removals_mu_);
+    ++removals_pending_;
+  }
+  remover_->post([this, uid, retired = std::move(retired)] {
+    auto st = options_.fs->remove_all(retired);
+    if (st) st = index_->drop_partition(uid);
+    if (!st) spdlog::error("cannot remove {}: {}", retired.string(), st.error().to_string());
+    std::lock_guard lock(removals_mu_);
+    if (--removals_pending_ == 0) removals_cv_.notify_all();
+  });
+}
+
+void LogManager::wait_for_removals() {
+  std::unique_lock lock(removals_mu_);
+  removals_cv_.wait(lock, [this] { return removals_pending_ == 0 || remover_->stopping(); });
 }
 
 Status LogManager::mark_clean_shutdown() {

@@ -100,11 +100,46 @@ TEST_F(LogManagerTest, RemoveLogDeletesFilesAndIndex) {
   log.reset();
   auto dir = m->partition_dir("orders", PartitionId(3));
   ASSERT_TRUE(m->remove_log(PartitionUid(1), dir).ok());
+  // The name is free at once: the directory left it before the removal.
   EXPECT_FALSE(std::filesystem::exists(dir));
+  m->wait_for_removals();
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(m->data_dir()),
+                          std::filesystem::directory_iterator()),
+            2)  // the index and the lock file
+      << "the renamed directory is still there";
   EXPECT_TRUE(m->index().offset_entries(PartitionUid(1)).value().empty());
   // The same name can be created again, empty.
   auto again = open_log(*m);
   EXPECT_EQ(again->log_end_offset(), Offset(0));
+}
+
+TEST_F(LogManagerTest, ARemovalCutShortIsFinishedByTheNextOpen) {
+  auto dir = dir_.path() / "data" / "orders-3";
+  auto retired = dir_.path() / "data" / "orders-3.0000000000000001-delete";
+  {
+    auto m = open_manager();
+    auto log = open_log(*m);
+    append_one(*log);
+    close(*log);
+    log.reset();
+    // What remove_log does first, and then a crash.
+    std::filesystem::rename(dir, retired);
+    ASSERT_FALSE(m->index().offset_entries(PartitionUid(1)).value().empty());
+  }
+  auto m = open_manager();
+  m->wait_for_removals();
+  EXPECT_FALSE(std::filesystem::exists(retired));
+  EXPECT_TRUE(m->index().offset_entries(PartitionUid(1)).value().empty());
+}
+
+TEST(LogManagerNames, OnlyRemovalNamesAreRemovals) {
+  EXPECT_TRUE(LogManager::is_removal("orders-3.0000000100000003-delete"));
+  EXPECT_TRUE(LogManager::is_removal("a.b-c-0.00000000000000ff-delete"));
+  EXPECT_FALSE(LogManager::is_removal("orders-3"));
+  EXPECT_FALSE(LogManager::is_removal("orders-delete"));
+  EXPECT_FALSE(LogManager::is_removal("orders-3.00000001000000zz-delete"));
+  EXPECT_FALSE(LogManager::is_removal("orders-3-0000000100000003-delete"));
+  EXPECT_FALSE(LogManager::is_removal("index"));
 }
 
 }  // namespace

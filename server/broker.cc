@@ -574,7 +574,8 @@ void Broker::remove_orphan_dirs() {
   for (const auto& entry : std::filesystem::directory_iterator(config_.data_dir, ec)) {
     if (!entry.is_directory()) continue;
     std::string name = entry.path().filename().string();
-    if (name == engine::kIndexDir) continue;
+    // Removals in progress are the log manager's.
+    if (name == engine::kIndexDir || engine::LogManager::is_removal(name)) continue;
     auto dash = name.rfind('-');
     bool known = false;
     if (dash != std::string::npos && dash + 1 < name.size()) {
