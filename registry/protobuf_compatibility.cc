@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <google/protobuf/descriptor.pb.h>
 
 namespace strata::registry {
 namespace {
@@ -105,6 +106,16 @@ class Comparison {
     } else {
       messages(*reader.message_type(0), w);
     }
+    // The other types are matched by name: a schema that references this
+    // one may use any of them, so each keeps what its readers need.
+    for (int i = 1; i < writer.message_type_count(); ++i) {
+      const gpb::Descriptor& other = *writer.message_type(i);
+      if (const gpb::Descriptor* r = reader.FindMessageTypeByName(other.name())) {
+        messages(*r, other);
+      } else {
+        report("message '{}' was removed", other.full_name());
+      }
+    }
     return std::move(found_);
   }
 
@@ -128,6 +139,17 @@ class Comparison {
     }
     required_fields(reader, writer);
     oneofs(reader, writer);
+    // Nested types, by name, whether a field uses them or not (map entry
+    // types are compared through their fields).
+    for (int i = 0; i < writer.nested_type_count(); ++i) {
+      const gpb::Descriptor& nested = *writer.nested_type(i);
+      if (nested.options().map_entry()) continue;
+      if (const gpb::Descriptor* r = reader.FindNestedTypeByName(nested.name())) {
+        messages(*r, nested);
+      } else {
+        report("message '{}' was removed", nested.full_name());
+      }
+    }
   }
 
   void fields(const std::string& where, const PbField& reader, const PbField& writer) {

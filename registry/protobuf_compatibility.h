@@ -1,13 +1,16 @@
 // Whether bytes written with one Protobuf schema read with another, in the
 // spirit of Confluent's Protobuf rules: the writer's first message type is
 // read as the reader's first, and, recursively, every message type their
-// fields use; fields are matched by number, as the wire matches them,
-// types by their name within their package.
+// fields use; every other message type, top-level or nested, is compared
+// with the reader's of the same name (another schema may reference it);
+// fields are matched by number, as the wire matches them, types by their
+// name within their package.
 //
 //   std::vector<std::string> why = protobuf_read_incompatibilities(*reader.file, *writer.file);
 //   // "message 'pkg.Order' field 3 ('amount'): type changed from double to float"
 //
 // Incompatible: a changed package; the first message type renamed or gone;
+// any other message type gone;
 // a field whose type reads other bytes (the compatible groups are the
 // varints int32/int64/uint32/uint64/bool/enum, the zigzag sint32/sint64,
 // fixed32/sfixed32, fixed64/sfixed64, and string/bytes); a message-typed
