@@ -36,6 +36,7 @@ void PartitionManager::reconcile(const std::vector<ReplicaSpec>& wanted, const H
   std::vector<std::unique_ptr<Partition>> doomed;
   for (auto it = partitions_.begin(); it != partitions_.end();) {
     if (by_uid.count(it->first) == 0) {
+      cleaning_retry_at_.erase(it->first);
       doomed.push_back(std::move(it->second));
       it = partitions_.erase(it);
     } else {
