@@ -87,6 +87,9 @@ const std::vector<std::string_view>& static_keys() {
       "offsets.topic.segment.bytes",
       "transaction.state.log.segment.bytes",
       "replica.lag.time.max.ms",
+      "replica.fetch.max.bytes",
+      "replica.fetch.response.max.bytes",
+      "replica.fetch.wait.max.ms",
       "controlled.shutdown.enable",
   };
   return keys;
@@ -271,6 +274,15 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "replica.lag.time.max.ms") {
     STRATA_ASSIGN_OR_RETURN(replica_lag_time_max_ms,
                             parse_int<int64_t>(key, value, 100, 3'600'000));
+  } else if (key == "replica.fetch.max.bytes") {
+    // Under the RPC's 64 MiB response frame, with room for the others.
+    STRATA_ASSIGN_OR_RETURN(replica_fetch_max_bytes, parse_int<int32_t>(key, value, 1, 32 << 20));
+  } else if (key == "replica.fetch.response.max.bytes") {
+    STRATA_ASSIGN_OR_RETURN(replica_fetch_response_max_bytes,
+                            parse_int<int32_t>(key, value, 1, 32 << 20));
+  } else if (key == "replica.fetch.wait.max.ms") {
+    // Below the follower's call timeout and the leader's longest wait.
+    STRATA_ASSIGN_OR_RETURN(replica_fetch_wait_max_ms, parse_int<int32_t>(key, value, 0, 30'000));
   } else {
     return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
   }
@@ -313,6 +325,13 @@ Status BrokerConfig::validate() const {
   }
   if (metadata_store == MetadataStoreKind::kEtcd && etcd_endpoints.empty()) {
     return Error(Errc::kInvalidConfig, "metadata.store=etcd needs etcd.endpoints (host:port,...)");
+  }
+  if (replica_fetch_wait_max_ms >= replica_lag_time_max_ms) {
+    // A follower waiting out a long poll at the log end would leave the ISR.
+    return Error(Errc::kInvalidConfig,
+                 fmt::format("replica.fetch.wait.max.ms ({}) must be below "
+                             "replica.lag.time.max.ms ({})",
+                             replica_fetch_wait_max_ms, replica_lag_time_max_ms));
   }
   return ok_status();
 }
@@ -370,6 +389,8 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
                  "  schema.registry.max.request.bytes (default 16 MiB),\n"
                  "  auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,\n"
                  "  offsets.topic.replication.factor, replica.lag.time.max.ms,\n"
+                 "  replica.fetch.max.bytes (1 MiB), replica.fetch.response.max.bytes (10 MiB),\n"
+                 "  replica.fetch.wait.max.ms (500),\n"
                  "  offsets.topic.segment.bytes, transaction.state.log.segment.bytes\n"
                  "  (the compacted internal topics' segment.bytes when first created),\n"
                  "  controlled.shutdown.enable,\n"
@@ -454,6 +475,9 @@ std::map<std::string, std::string> BrokerConfig::describe() const {
        std::to_string(leader_imbalance_check_interval_ms / 1000)},
       {"offsets.topic.replication.factor", std::to_string(offsets_topic_replication_factor)},
       {"replica.lag.time.max.ms", std::to_string(replica_lag_time_max_ms)},
+      {"replica.fetch.max.bytes", std::to_string(replica_fetch_max_bytes)},
+      {"replica.fetch.response.max.bytes", std::to_string(replica_fetch_response_max_bytes)},
+      {"replica.fetch.wait.max.ms", std::to_string(replica_fetch_wait_max_ms)},
       {"offsets.topic.segment.bytes", std::to_string(offsets_topic_segment_bytes)},
       {"transaction.state.log.segment.bytes", std::to_string(transaction_state_segment_bytes)},
       {"transaction.state.log.replication.factor",

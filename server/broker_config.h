@@ -119,6 +119,14 @@ struct BrokerConfig {
   // A follower that has not caught up to the leader's log end for this long
   // leaves the ISR (replica.lag.time.max.ms; Kafka's default is 30000).
   int64_t replica_lag_time_max_ms = 10000;
+  // A follower's fetches (Kafka's names and defaults): bytes per partition
+  // (replica.fetch.max.bytes; at least one batch), per response
+  // (replica.fetch.response.max.bytes; at least one partition's records),
+  // and the long poll's wait when the leader has nothing new
+  // (replica.fetch.wait.max.ms).
+  int32_t replica_fetch_max_bytes = 1 << 20;
+  int32_t replica_fetch_response_max_bytes = 10 << 20;
+  int32_t replica_fetch_wait_max_ms = 500;
   // At SIGTERM, move leaderships to other in-sync replicas before stopping
   // (controlled.shutdown.enable).
   bool controlled_shutdown_enable = true;

@@ -113,6 +113,11 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
       {{"--set", "schema.registry.listeners=h:70000"}, "between 0 and 65535"},
       {{"--set", "schema.registry.enable=maybe"}, "true or false"},
       {{"--set", "schema.registry.max.request.bytes=0"}, "schema.registry.max.request.bytes"},
+      {{"--set", "replica.fetch.max.bytes=0"}, "replica.fetch.max.bytes"},
+      {{"--set", "replica.fetch.response.max.bytes=1GiB"}, "not an integer"},
+      {{"--set", "replica.fetch.wait.max.ms=-1"}, "replica.fetch.wait.max.ms"},
+      {{"--set", "replica.lag.time.max.ms=400", "--set", "replica.fetch.wait.max.ms=500"},
+       "replica.fetch.wait.max.ms (500) must be below replica.lag.time.max.ms (400)"},
       {{"--unknown-flag"}, "unknown-flag"},
       {{"--config", "/nonexistent/file"}, "/nonexistent/file"},
   };
@@ -121,6 +126,22 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
     ASSERT_FALSE(r.ok()) << c.args[0];
     EXPECT_NE(r.error().message().find(c.message_part), std::string::npos) << r.error().message();
   }
+}
+
+TEST(BrokerConfig, FollowersFetchWithKafkasDefaultsUnlessTold) {
+  auto defaults = parse({});
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message();
+  EXPECT_EQ((*defaults)->replica_fetch_max_bytes, 1 << 20);
+  EXPECT_EQ((*defaults)->replica_fetch_response_max_bytes, 10 << 20);
+  EXPECT_EQ((*defaults)->replica_fetch_wait_max_ms, 500);
+  auto set = parse({"--set", "replica.fetch.max.bytes=4194304", "--set",
+                    "replica.fetch.response.max.bytes=16777216", "--set",
+                    "replica.fetch.wait.max.ms=100"});
+  ASSERT_TRUE(set.ok()) << set.error().message();
+  EXPECT_EQ((*set)->replica_fetch_max_bytes, 4 << 20);
+  EXPECT_EQ((*set)->replica_fetch_response_max_bytes, 16 << 20);
+  EXPECT_EQ((*set)->replica_fetch_wait_max_ms, 100);
+  EXPECT_TRUE(BrokerConfig::is_static_key("replica.fetch.max.bytes"));
 }
 
 TEST(BrokerConfig, TheSchemaRegistryListensOnTheListenHostUnlessTold) {

@@ -34,7 +34,6 @@ std::vector<Followed> followed_partitions(const coordinator::ClusterSnapshot& sn
 
 namespace {
 constexpr int64_t kFetchCallTimeoutMs = 35000;  // above the long poll
-constexpr int32_t kFetchMaxWaitMs = 500;
 constexpr int64_t kRetryMs = 500;
 
 // What a follower replica holds, read on its shard.
@@ -216,10 +215,18 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
 
   void fetch(std::vector<PartitionUid> uids, std::vector<Position> at) {
     rpc::Request req;
-    req.mutable_fetch()->set_max_wait_ms(kFetchMaxWaitMs);
+    const auto& config = broker_.config();
+    req.mutable_fetch()->set_max_wait_ms(config.replica_fetch_wait_max_ms);
+    req.mutable_fetch()->set_max_bytes(config.replica_fetch_max_bytes);
+    req.mutable_fetch()->set_response_max_bytes(config.replica_fetch_response_max_bytes);
     std::vector<PartitionUid> asked;
     std::vector<Offset> from;
-    for (size_t i = 0; i < uids.size(); ++i) {
+    // Each fetch starts its list one partition further on: the leader fills
+    // the response's budget in list order, so none waits behind the others
+    // for long.
+    const size_t first = uids.empty() ? 0 : rotation_++ % uids.size();
+    for (size_t k = 0; k < uids.size(); ++k) {
+      const size_t i = (first + k) % uids.size();
       auto it = entries_.find(uids[i]);
       if (it == entries_.end() || !at[i].hosted) continue;
       from.push_back(at[i].log_end);
@@ -340,6 +347,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
   boost::asio::steady_timer retry_;
   std::map<PartitionUid, Entry> entries_;
   bool busy_ = false;
+  size_t rotation_ = 0;  // where the next fetch starts its partition list
   bool stopped_ = false;
 };
 

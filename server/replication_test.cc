@@ -3,6 +3,7 @@
 #include <future>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "base/testing/temp_dir.h"
@@ -53,57 +54,86 @@ std::optional<Held> held(Broker& b, const std::string& topic, int32_t p) {
   return done.get_future().get();
 }
 
+// Broker 1's config in `dir`; broker 2's is the same with its own id and
+// directory.
+BrokerConfig broker_config(const std::filesystem::path& dir, int32_t node_id) {
+  BrokerConfig c;
+  c.node_id = node_id;
+  c.data_dir = dir / fmt::format("b{}", node_id);
+  c.listen_port = 0;
+  c.schema_registry_enable = false;
+  c.cores = 1;
+  c.log_level = "warn";
+  return c;
+}
+
+// `n` batches of three records into `topic`-`partition` through broker
+// `w`'s wire.
+void produce_to(testing::WireClient& w, const std::string& topic, int32_t partition, int n,
+                int16_t acks = -1) {
+  for (int i = 0; i < n; ++i) {
+    engine::BatchBuilder b;
+    for (int r = 0; r < 3; ++r)
+      b.add({.key = "k", .value = "v" + std::to_string(i), .timestamp = 1});
+    kafka::ProduceRequest req;
+    req.acks = acks;
+    kafka::ProduceRequest::Partition p;
+    p.index = partition;
+    p.records.slices = {SharedBytes::adopt(b.build().value())};
+    req.topics.push_back({topic, {p}});
+    auto resp = w.call<kafka::ProduceRequest, kafka::ProduceResponse>(req, 7);
+    ASSERT_EQ(resp.responses.at(0).partitions.at(0).error_code, 0);
+  }
+}
+
+// Bounded waits on what the brokers hold (they run on their own threads).
+template <typename Cond>
+bool wait_until(Cond cond) {
+  for (int i = 0; i < 3000; ++i) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// Makes broker 2 a replica of `topic`'s partitions (led by broker 1), as
+// the controller does once replication is on.
+Status add_follower(Broker& b1, const std::string& topic, int32_t partitions) {
+  std::promise<Status> changed;
+  b1.change_topics(
+      0,
+      [&] {
+        std::vector<coordinator::StateChange> updates;
+        for (int32_t p = 0; p < partitions; ++p) {
+          auto s = *b1.snapshot()->find(topic)->state(p);
+          s.replicas = {1, 2};
+          s.isr = {1, 2};
+          ++s.partition_epoch;
+          updates.push_back({topic, p, s});
+        }
+        return b1.catalog().update_states(updates);
+      },
+      [&](Status st) { changed.set_value(st); });
+  return changed.get_future().get();
+}
+
 TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
   strata::testing::TempDir dir;
   auto store = coordinator::EmbeddedStore::open(dir.path() / "metadata.json").value();
-  BrokerConfig c1;
-  c1.data_dir = dir.path() / "b1";
-  c1.listen_port = 0;
-  c1.schema_registry_enable = false;
-  c1.cores = 1;
-  c1.log_level = "warn";
-  BrokerConfig c2 = c1;
-  c2.node_id = 2;
-  c2.data_dir = dir.path() / "b2";
-  auto b1 = Broker::start(c1, *store, SystemClock::instance()).value();
-  auto b2 = Broker::start(c2, *store, SystemClock::instance()).value();
+  auto b1 = Broker::start(broker_config(dir.path(), 1), *store, SystemClock::instance()).value();
+  auto b2 = Broker::start(broker_config(dir.path(), 2), *store, SystemClock::instance()).value();
   testing::WireClient w1("127.0.0.1", b1->port());
 
   kafka::CreateTopicsRequest create;
   create.topics.push_back({"copied", -1, -1, {{0, {1}}}, {}});
   auto created = w1.call<kafka::CreateTopicsRequest, kafka::CreateTopicsResponse>(create, 5);
   ASSERT_EQ(created.topics.at(0).error_code, 0) << created.topics[0].error_message.value_or("");
-  auto produce = [&](int n, int16_t acks = -1) {
-    for (int i = 0; i < n; ++i) {
-      engine::BatchBuilder b;
-      for (int r = 0; r < 3; ++r)
-        b.add({.key = "k", .value = "v" + std::to_string(i), .timestamp = 1});
-      kafka::ProduceRequest req;
-      req.acks = acks;
-      kafka::ProduceRequest::Partition p;
-      p.index = 0;
-      p.records.slices = {SharedBytes::adopt(b.build().value())};
-      req.topics.push_back({"copied", {p}});
-      auto resp = w1.call<kafka::ProduceRequest, kafka::ProduceResponse>(req, 7);
-      ASSERT_EQ(resp.responses.at(0).partitions.at(0).error_code, 0);
-    }
-  };
+  auto produce = [&](int n, int16_t acks = -1) { produce_to(w1, "copied", 0, n, acks); };
   produce(3);
 
   // Broker 2 becomes a replica, as the controller will make it once
   // replication is on: it opens the partition as a follower and copies.
-  std::promise<Status> changed;
-  b1->change_topics(
-      0,
-      [&] {
-        auto s = *b1->snapshot()->find("copied")->state(0);
-        s.replicas = {1, 2};
-        s.isr = {1, 2};
-        ++s.partition_epoch;
-        return b1->catalog().update_states({{"copied", 0, s}});
-      },
-      [&](Status st) { changed.set_value(st); });
-  ASSERT_TRUE(changed.get_future().get().ok());
+  ASSERT_TRUE(add_follower(*b1, "copied", 1).ok());
   // Caught up: the follower holds everything, the leader's watermark says
   // so, and the follower has heard it.
   auto caught_up = [&] {
@@ -112,14 +142,6 @@ TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
     return leader && follower && follower->role == replication::Role::kFollower &&
            follower->log_end == leader->log_end && leader->high_watermark == leader->log_end &&
            follower->high_watermark == leader->high_watermark;
-  };
-  // Bounded waits on what the brokers hold (they run on their own threads).
-  auto wait_until = [&](auto cond) {
-    for (int i = 0; i < 3000; ++i) {
-      if (cond()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
   };
   ASSERT_TRUE(wait_until(caught_up));
   produce(2);  // and what comes later, through the long poll
@@ -141,6 +163,47 @@ TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
   }));
   EXPECT_EQ(b1->snapshot()->find("copied")->state(0)->isr, std::vector<int32_t>{1});
 
+  ASSERT_TRUE(b1->stop().ok());
+}
+
+TEST(Replication, AFollowerCopiesEveryPartitionWhenEachResponseHoldsOneBatch) {
+  // One byte per partition and per response: each answer carries the
+  // first batch of one partition, the others wait for the next fetch.
+  strata::testing::TempDir dir;
+  auto store = coordinator::EmbeddedStore::open(dir.path() / "metadata.json").value();
+  auto b1 = Broker::start(broker_config(dir.path(), 1), *store, SystemClock::instance()).value();
+  auto c2 = broker_config(dir.path(), 2);
+  c2.replica_fetch_max_bytes = 1;
+  c2.replica_fetch_response_max_bytes = 1;
+  auto b2 = Broker::start(c2, *store, SystemClock::instance()).value();
+  testing::WireClient w1("127.0.0.1", b1->port());
+  kafka::CreateTopicsRequest create;
+  create.topics.push_back({"capped", -1, -1, {{0, {1}}, {1, {1}}, {2, {1}}}, {}});
+  auto created = w1.call<kafka::CreateTopicsRequest, kafka::CreateTopicsResponse>(create, 5);
+  ASSERT_EQ(created.topics.at(0).error_code, 0) << created.topics[0].error_message.value_or("");
+  for (int32_t p = 0; p < 3; ++p)
+    produce_to(w1, "capped", p, 4 + p);
+  ASSERT_TRUE(add_follower(*b1, "capped", 3).ok());
+  for (int32_t p = 0; p < 3; ++p)
+    produce_to(w1, "capped", p, 2);  // while the follower copies
+  ASSERT_TRUE(wait_until([&] {
+    for (int32_t p = 0; p < 3; ++p) {
+      auto leader = held(*b1, "capped", p);
+      auto follower = held(*b2, "capped", p);
+      if (!leader || !follower || follower->log_end != leader->log_end ||
+          leader->high_watermark != leader->log_end) {
+        return false;
+      }
+    }
+    return true;
+  }));
+  for (int32_t p = 0; p < 3; ++p) {
+    auto leader = held(*b1, "capped", p).value();
+    auto follower = held(*b2, "capped", p).value();
+    EXPECT_EQ(leader.log_end, Offset(3 * (6 + p))) << p;
+    EXPECT_EQ(follower.batches, leader.batches) << p;  // byte for byte, none twice
+  }
+  ASSERT_TRUE(b2->stop().ok());
   ASSERT_TRUE(b1->stop().ok());
 }
 
