@@ -1,6 +1,7 @@
 // The Avro SchemaFormat: canonical text from avro_schema.h, and whether a
 // reader schema reads a writer's data by the specification's schema
-// resolution rules.
+// resolution rules (decimals included: two decimal schemas match only at the
+// same precision and scale, which Avro's Java checker does not enforce).
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -138,11 +139,36 @@ class Resolver {
     switch (reader.kind) {
       case Kind::kRecord: return records(reader, writer, depth);
       case Kind::kEnum: return enums(reader, writer);
-      case Kind::kFixed: return fixeds(reader, writer);
+      case Kind::kFixed: {
+        Issues out = fixeds(reader, writer);
+        append(out, decimals(reader, writer));
+        return out;
+      }
       case Kind::kArray: return under("/items", check(*reader.items, *writer.items, depth));
       case Kind::kMap: return under("/values", check(*reader.items, *writer.items, depth));
+      case Kind::kBytes: return decimals(reader, writer);
       default: return {};  // the same primitive type
     }
+  }
+
+  // The spec: two decimal schemas match only if their precisions and
+  // scales do (the same bytes are another number at another scale). A
+  // decimal against plain bytes or fixed reads as its underlying type.
+  static Issues decimals(const Node& reader, const Node& writer) {
+    auto decimal = [](const Node& n) -> std::optional<std::pair<int64_t, int64_t>> {
+      if (n.logical_type != "decimal") return std::nullopt;
+      auto number = [&](const char* key, int64_t otherwise) {
+        auto it = n.attributes.find(key);
+        return it != n.attributes.end() && it->is_number_integer() ? it->get<int64_t>() : otherwise;
+      };
+      return std::pair{number("precision", 0), number("scale", 0)};
+    };
+    auto r = decimal(reader);
+    auto w = decimal(writer);
+    if (!r || !w || *r == *w) return {};
+    return {{"", fmt::format("reader decimal({}, {}) cannot read writer decimal({}, {}): a "
+                             "decimal's precision and scale must match",
+                             r->first, r->second, w->first, w->second)}};
   }
 
   // The writer may write any of its branches, so the reader must read each.

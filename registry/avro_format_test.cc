@@ -181,6 +181,24 @@ const ResolutionCase kResolutionCases[] = {
      R"({"type":"record","name":"Node","fields":[
          {"name":"value","type":"long"},{"name":"next","type":["null","Node"]}]})",
      false, "/fields/0/type: reader type 'int' cannot read writer type 'long'"},
+    // Decimals match only at the same precision and scale; against plain
+    // bytes or fixed the logical type is set aside.
+    {"DecimalSameScale", R"({"type":"bytes","logicalType":"decimal","precision":9,"scale":2})",
+     R"({"type":"bytes","logicalType":"decimal","precision":9,"scale":2})", true},
+    {"DecimalScaleChanged", R"({"type":"bytes","logicalType":"decimal","precision":9,"scale":3})",
+     R"({"type":"bytes","logicalType":"decimal","precision":9,"scale":2})", false,
+     "reader decimal(9, 3) cannot read writer decimal(9, 2)"},
+    {"DecimalPrecisionChanged", R"({"type":"bytes","logicalType":"decimal","precision":12})",
+     R"({"type":"bytes","logicalType":"decimal","precision":9,"scale":0})", false,
+     "reader decimal(12, 0) cannot read writer decimal(9, 0)"},
+    {"FixedDecimalScaleChanged",
+     R"({"type":"fixed","name":"Money","size":8,"logicalType":"decimal","precision":10,"scale":4})",
+     R"({"type":"fixed","name":"Money","size":8,"logicalType":"decimal","precision":10,"scale":2})",
+     false, "reader decimal(10, 4) cannot read writer decimal(10, 2)"},
+    {"BytesReadsDecimal", R"("bytes")",
+     R"({"type":"bytes","logicalType":"decimal","precision":9,"scale":2})", true},
+    {"DecimalReadsBytes", R"({"type":"bytes","logicalType":"decimal","precision":9,"scale":2})",
+     R"("bytes")", true},
 };
 
 class AvroResolutionTable : public testing::TestWithParam<ResolutionCase> {};
