@@ -80,6 +80,19 @@ class Broker:
         with open(self.log_path) as f:
             return f.read()
 
+    def wait_for_log(self, text, timeout=30):
+        """The log once it holds `text` (lines the broker writes from another
+        thread than the one that answered the client); fails after `timeout`
+        seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            log = self.log()
+            if text in log:
+                return log
+            if time.monotonic() >= deadline:
+                raise AssertionError("%r not in the broker's log within %ds:\n%s" % (text, timeout, log[-4000:]))
+            time.sleep(0.05)
+
     def stop(self):
         """SIGTERM and wait; returns the exit code."""
         if self.proc is None:
