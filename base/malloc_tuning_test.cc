@@ -20,7 +20,7 @@ constexpr bool kGlibcMalloc = true;
 TEST(MallocTuningTest, AMegabyteBufferComesFromTheHeapOnceTuned) {
   if (!kGlibcMalloc) GTEST_SKIP() << "not glibc's malloc";
   ASSERT_EQ(unsetenv("GLIBC_TUNABLES"), 0);
-  EXPECT_EQ(tune_malloc_for_large_buffers().find("reuse heap memory") != std::string::npos, true);
+  EXPECT_NE(tune_malloc_for_large_buffers().find("reuse heap memory"), std::string::npos);
   size_t mapped_before = mallinfo2().hblks;
   auto buffer = std::make_unique<char[]>(1 << 20);
   EXPECT_EQ(mallinfo2().hblks, mapped_before) << "a 1 MiB buffer got its own mapping";

@@ -45,11 +45,10 @@ Result<std::unique_ptr<LogManager>> LogManager::open(const Options& options) {
   // Removals a crash or a stop cut short: their names carry their uids.
   STRATA_ASSIGN_OR_RETURN(auto names, fs.list(dir));
   for (const auto& name : names) {
-    if (!is_removal(name)) continue;
-    auto dot = name.rfind('.');
-    auto uid = std::strtoull(name.substr(dot + 1).c_str(), nullptr, 16);
+    auto uid = removal_uid(name);
+    if (!uid) continue;
     spdlog::info("finishing the removal of {}", name);
-    m->post_removal(PartitionUid(uid), dir / name);
+    m->post_removal(*uid, dir / name);
   }
   return m;
 }
@@ -86,13 +85,18 @@ Result<std::unique_ptr<Log>> LogManager::open_log(PartitionUid uid,
   return Log::open(lo);
 }
 
-bool LogManager::is_removal(std::string_view name) {
-  // <topic>-<partition>.<16 hex digits>-delete
+std::optional<PartitionUid> LogManager::removal_uid(std::string_view name) {
   constexpr std::string_view kSuffix = "-delete";
-  if (name.size() < kSuffix.size() + 17 || !name.ends_with(kSuffix)) return false;
-  auto hex = name.substr(name.size() - kSuffix.size() - 16, 16);
-  return name[name.size() - kSuffix.size() - 17] == '.' &&
-         hex.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+  constexpr size_t kHexDigits = 16;
+  if (name.size() < kSuffix.size() + kHexDigits + 1 || !name.ends_with(kSuffix)) {
+    return std::nullopt;
+  }
+  auto hex = name.substr(name.size() - kSuffix.size() - kHexDigits, kHexDigits);
+  if (name[name.size() - kSuffix.size() - kHexDigits - 1] != '.' ||
+      hex.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return PartitionUid(std::strtoull(std::string(hex).c_str(), nullptr, 16));
 }
 
 Status LogManager::remove_log(PartitionUid uid, const std::filesystem::path& dir) {
@@ -119,7 +123,7 @@ void LogManager::post_removal(PartitionUid uid, std::filesystem::path retired) {
 
 void LogManager::wait_for_removals() {
   std::unique_lock lock(removals_mu_);
-  removals_cv_.wait(lock, [this] { return removals_pending_ == 0 || remover_->stopping(); });
+  removals_cv_.wait(lock, [this] { return removals_pending_ == 0; });
 }
 
 Status LogManager::mark_clean_shutdown() {

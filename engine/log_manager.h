@@ -27,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 #include <boost/asio/io_context.hpp>
@@ -76,10 +77,12 @@ class LogManager {
   // for a new log at once), its files and index entries go in the
   // background.
   Status remove_log(PartitionUid uid, const std::filesystem::path& dir);
-  // Blocks until every removal posted so far finished (tests, shutdown).
+  // Blocks until every removal posted so far finished (tests; not while
+  // the manager is being destroyed).
   void wait_for_removals();
-  // Whether `name` (a data directory entry) is a removal in progress.
-  static bool is_removal(std::string_view name);
+  // The uid of a removal in progress named `name` (a data directory entry:
+  // <topic>-<partition>.<16 hex digits>-delete); nullopt for any other name.
+  static std::optional<PartitionUid> removal_uid(std::string_view name);
 
   // Call after every log was closed: persists the index and writes the marker.
   Status mark_clean_shutdown();

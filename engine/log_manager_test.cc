@@ -132,14 +132,14 @@ TEST_F(LogManagerTest, ARemovalCutShortIsFinishedByTheNextOpen) {
   EXPECT_TRUE(m->index().offset_entries(PartitionUid(1)).value().empty());
 }
 
-TEST(LogManagerNames, OnlyRemovalNamesAreRemovals) {
-  EXPECT_TRUE(LogManager::is_removal("orders-3.0000000100000003-delete"));
-  EXPECT_TRUE(LogManager::is_removal("a.b-c-0.00000000000000ff-delete"));
-  EXPECT_FALSE(LogManager::is_removal("orders-3"));
-  EXPECT_FALSE(LogManager::is_removal("orders-delete"));
-  EXPECT_FALSE(LogManager::is_removal("orders-3.00000001000000zz-delete"));
-  EXPECT_FALSE(LogManager::is_removal("orders-3-0000000100000003-delete"));
-  EXPECT_FALSE(LogManager::is_removal("index"));
+TEST(LogManagerNames, OnlyRemovalNamesAreRemovalsAndTheyCarryTheirUids) {
+  EXPECT_EQ(LogManager::removal_uid("orders-3.0000000100000003-delete"), PartitionUid(0x100000003));
+  EXPECT_EQ(LogManager::removal_uid("a.b-c-0.00000000000000ff-delete"), PartitionUid(0xff));
+  EXPECT_FALSE(LogManager::removal_uid("orders-3"));
+  EXPECT_FALSE(LogManager::removal_uid("orders-delete"));
+  EXPECT_FALSE(LogManager::removal_uid("orders-3.00000001000000zz-delete"));
+  EXPECT_FALSE(LogManager::removal_uid("orders-3-0000000100000003-delete"));
+  EXPECT_FALSE(LogManager::removal_uid("index"));
 }
 
 }  // namespace

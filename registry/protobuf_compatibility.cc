@@ -110,11 +110,7 @@ class Comparison {
     // one may use any of them, so each keeps what its readers need.
     for (int i = 1; i < writer.message_type_count(); ++i) {
       const gpb::Descriptor& other = *writer.message_type(i);
-      if (const gpb::Descriptor* r = reader.FindMessageTypeByName(other.name())) {
-        messages(*r, other);
-      } else {
-        report("message '{}' was removed", other.full_name());
-      }
+      same_named(reader.FindMessageTypeByName(other.name()), other);
     }
     return std::move(found_);
   }
@@ -144,11 +140,16 @@ class Comparison {
     for (int i = 0; i < writer.nested_type_count(); ++i) {
       const gpb::Descriptor& nested = *writer.nested_type(i);
       if (nested.options().map_entry()) continue;
-      if (const gpb::Descriptor* r = reader.FindNestedTypeByName(nested.name())) {
-        messages(*r, nested);
-      } else {
-        report("message '{}' was removed", nested.full_name());
-      }
+      same_named(reader.FindNestedTypeByName(nested.name()), nested);
+    }
+  }
+
+  // A writer type the reader has under the same name (or null: it is gone).
+  void same_named(const gpb::Descriptor* reader, const gpb::Descriptor& writer) {
+    if (reader != nullptr) {
+      messages(*reader, writer);
+    } else {
+      report("message '{}' was removed", writer.full_name());
     }
   }
 

@@ -575,7 +575,7 @@ void Broker::remove_orphan_dirs() {
     if (!entry.is_directory()) continue;
     std::string name = entry.path().filename().string();
     // Removals in progress are the log manager's.
-    if (name == engine::kIndexDir || engine::LogManager::is_removal(name)) continue;
+    if (name == engine::kIndexDir || engine::LogManager::removal_uid(name)) continue;
     auto dash = name.rfind('-');
     bool known = false;
     if (dash != std::string::npos && dash + 1 < name.size()) {

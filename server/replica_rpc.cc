@@ -1,8 +1,5 @@
 #include "server/replica_rpc.h"
 
-#include <algorithm>
-#include <limits>
-
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -255,9 +252,10 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
 
   void respond(std::vector<Read> reads) {
     auto* out = resp_.mutable_fetch()->mutable_partitions();
+    // 0 (an older follower): no budget beyond what one frame can carry.
     const size_t budget = req_.fetch().response_max_bytes() > 0
                               ? static_cast<size_t>(req_.fetch().response_max_bytes())
-                              : std::numeric_limits<size_t>::max();
+                              : replication::kMaxResponseFrame;
     size_t total = 0;
     for (size_t i = 0; i < reads.size(); ++i) {
       auto* o = out->Mutable(served_[i]);
@@ -273,7 +271,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       o->set_log_end_offset(r.log_end.value());
       // Over the response's budget: this partition's records wait for the
       // follower's next fetch (which starts its list elsewhere).
-      if (total > 0 && r.read->bytes > budget - std::min(budget, total)) continue;
+      if (total > 0 && total + r.read->bytes > budget) continue;
       total += r.read->bytes;
       std::string records;
       records.reserve(r.read->bytes);
