@@ -70,13 +70,14 @@ BrokerConfig broker_config(const std::filesystem::path& dir, int32_t node_id) {
 // `n` batches of three records into `topic`-`partition` through broker
 // `w`'s wire.
 void produce_to(testing::WireClient& w, const std::string& topic, int32_t partition, int n,
-                int16_t acks = -1) {
+                int16_t acks = -1, int32_t timeout_ms = 30000) {
   for (int i = 0; i < n; ++i) {
     engine::BatchBuilder b;
     for (int r = 0; r < 3; ++r)
       b.add({.key = "k", .value = "v" + std::to_string(i), .timestamp = 1});
     kafka::ProduceRequest req;
     req.acks = acks;
+    req.timeout_ms = timeout_ms;
     kafka::ProduceRequest::Partition p;
     p.index = partition;
     p.records.slices = {SharedBytes::adopt(b.build().value())};
@@ -163,6 +164,39 @@ TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
   }));
   EXPECT_EQ(b1->snapshot()->find("copied")->state(0)->isr, std::vector<int32_t>{1});
 
+  ASSERT_TRUE(b1->stop().ok());
+}
+
+TEST(Replication, OnFsyncTopicsAFollowersSyncReachesTheLeaderWithoutItsNextFetch) {
+  // The follower's fetches long-poll for 9 s; an acks=all produce gives
+  // the leader 3 s. The follower fetches again as soon as it has appended,
+  // so that fetch finds nothing new and parks: the produce is answered only
+  // if the follower's sync reaches the leader on its own (RPC Synced).
+  strata::testing::TempDir dir;
+  auto store = coordinator::EmbeddedStore::open(dir.path() / "metadata.json").value();
+  auto b1 = Broker::start(broker_config(dir.path(), 1), *store, SystemClock::instance()).value();
+  auto c2 = broker_config(dir.path(), 2);
+  c2.replica_fetch_wait_max_ms = 9000;
+  auto b2 = Broker::start(c2, *store, SystemClock::instance()).value();
+  testing::WireClient w1("127.0.0.1", b1->port());
+  kafka::CreateTopicsRequest create;
+  create.topics.push_back({"synced", -1, -1, {{0, {1}}}, {}});
+  auto created = w1.call<kafka::CreateTopicsRequest, kafka::CreateTopicsResponse>(create, 5);
+  ASSERT_EQ(created.topics.at(0).error_code, 0) << created.topics[0].error_message.value_or("");
+  ASSERT_TRUE(add_follower(*b1, "synced", 1).ok());
+  ASSERT_TRUE(wait_until([&] {
+    auto isr = b1->snapshot()->find("synced")->state(0)->isr;
+    auto follower = held(*b2, "synced", 0);
+    return isr == std::vector<int32_t>{1, 2} && follower &&
+           follower->role == replication::Role::kFollower;
+  }));
+  for (int i = 0; i < 5; ++i)
+    produce_to(w1, "synced", 0, 1, /*acks=*/-1, /*timeout_ms=*/3000);
+  auto leader = held(*b1, "synced", 0).value();
+  auto follower = held(*b2, "synced", 0).value();
+  EXPECT_EQ(leader.high_watermark, Offset(15));
+  EXPECT_EQ(follower.batches, leader.batches);
+  ASSERT_TRUE(b2->stop().ok());
   ASSERT_TRUE(b1->stop().ok());
 }
 
