@@ -56,16 +56,6 @@ void InSyncReplicas::on_fetch(int32_t replica, Offset fetch_offset, Offset durab
   advance();
 }
 
-void InSyncReplicas::on_synced(int32_t replica, Offset durable) {
-  auto it = followers_.find(replica);
-  if (it == followers_.end()) return;
-  auto& f = it->second;
-  Offset counted = std::min(durable, f.log_end);
-  if (counted <= f.durable) return;
-  f.durable = counted;
-  advance();
-}
-
 bool InSyncReplicas::in_isr(int32_t id) const {
   return std::find(isr_.begin(), isr_.end(), id) != isr_.end();
 }

@@ -7,7 +7,6 @@
 //   isr.reset(state.replicas, state.isr, epoch_start);   // after each accepted state
 //   isr.on_leader_log(log.log_end_offset(), log.durable_offset());
 //   isr.on_fetch(follower, fetch_offset, follower_durable);
-//   isr.on_synced(follower, follower_durable);   // its sync completed later
 //   Offset hw = isr.high_watermark();
 //   if (auto next = isr.proposal()) controller_cas(*next);
 //
@@ -64,9 +63,6 @@ class InSyncReplicas {
   // A follower fetched from `fetch_offset` (its log end), having synced up
   // to `durable`.
   void on_fetch(int32_t replica, Offset fetch_offset, Offset durable);
-  // A follower's sync completed up to `durable`: counted up to the log end
-  // its last fetch reported (a report never moves a follower back).
-  void on_synced(int32_t replica, Offset durable);
 
   Offset high_watermark() const { return high_watermark_; }
   // The ISR (with pending additions) has at least min_insync members:

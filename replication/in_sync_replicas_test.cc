@@ -52,35 +52,6 @@ TEST_F(InSyncReplicasTest, OnFsyncTopicsOnlySyncedOffsetsCount) {
   EXPECT_EQ(isr.high_watermark(), Offset(9));
 }
 
-TEST_F(InSyncReplicasTest, ASyncReportCountsUpToTheLogEndTheFollowersFetchesReported) {
-  auto isr = make({.lag_time_max_ms = 10000, .min_insync = 1, .durable = true});
-  isr.on_leader_log(Offset(10), Offset(10));
-  isr.on_fetch(2, Offset(10), Offset(4));
-  isr.on_fetch(3, Offset(10), Offset(4));
-  EXPECT_EQ(isr.high_watermark(), Offset(4));
-  // Follower 2's sync completes: reported on its own, before its next fetch.
-  isr.on_synced(2, Offset(10));
-  EXPECT_EQ(isr.high_watermark(), Offset(4));  // follower 3 has synced only 4
-  isr.on_synced(3, Offset(7));
-  EXPECT_EQ(isr.high_watermark(), Offset(7));
-  // A report beyond what the follower's fetches said it holds counts only
-  // up to that, and a stale (smaller) report moves nothing back.
-  isr.on_leader_log(Offset(20), Offset(20));
-  isr.on_synced(3, Offset(20));
-  EXPECT_EQ(isr.high_watermark(), Offset(10));
-  isr.on_synced(2, Offset(3));
-  EXPECT_EQ(isr.high_watermark(), Offset(10));
-  isr.on_fetch(2, Offset(20), Offset(10));  // a fetch with an older durable offset
-  isr.on_fetch(3, Offset(20), Offset(10));
-  isr.on_synced(2, Offset(20));
-  EXPECT_EQ(isr.high_watermark(), Offset(10));
-  isr.on_synced(3, Offset(20));
-  EXPECT_EQ(isr.high_watermark(), Offset(20));
-  // A broker that is not a replica reports nothing that counts.
-  isr.on_synced(9, Offset(30));
-  EXPECT_EQ(isr.high_watermark(), Offset(20));
-}
-
 TEST_F(InSyncReplicasTest, BelowMinInsyncTheWatermarkStopsAndAcksAllIsRefused) {
   InSyncReplicas isr(1, clock_, {.lag_time_max_ms = 10000, .min_insync = 2, .durable = false});
   isr.reset({1, 2, 3}, {1, 2}, Offset(0));

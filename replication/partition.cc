@@ -171,17 +171,6 @@ void Partition::on_follower_fetch(int32_t replica, Offset fetch_offset, Offset d
   }
 }
 
-Status Partition::on_follower_synced(int32_t replica, LeaderEpoch leader_epoch, Offset durable) {
-  if (role_ != Role::kLeader || leader_epoch != leader_epoch_) {
-    return Error(Errc::kNotLeader, fmt::format("{}-{} is not led here in epoch {}", topic_, id_,
-                                               leader_epoch.value()));
-  }
-  if (!in_sync_) return ok_status();  // a leader alone: no followers to count
-  in_sync_->on_synced(replica, durable);
-  notify();
-  return ok_status();
-}
-
 void Partition::tick() {
   if (role_ == Role::kLeader && (in_sync_ || !ack_waiters_.empty())) notify();
 }

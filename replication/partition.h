@@ -224,10 +224,6 @@ class Partition {
   // A follower fetched from `fetch_offset` (its log end), having synced up
   // to `durable`: the leader's side of the RPC Fetch.
   void on_follower_fetch(int32_t replica, Offset fetch_offset, Offset durable);
-  // A follower's sync completed up to `durable`, in `leader_epoch`: the
-  // leader's side of the RPC Synced. kNotLeader when this replica does not
-  // lead in that epoch (nothing is counted).
-  Status on_follower_synced(int32_t replica, LeaderEpoch leader_epoch, Offset durable);
   // Time passed: a leader of several replicas looks at its followers again.
   void tick();
 

@@ -65,7 +65,6 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       Entry e{f, Phase::kTruncate};
       if (it != entries_.end() && it->second.followed.leader_epoch == f.leader_epoch) {
         e.phase = it->second.phase;
-        e.reported = it->second.reported;
       }
       next.emplace(f.uid, std::move(e));
     }
@@ -84,17 +83,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
   struct Entry {
     Followed followed;
     Phase phase = Phase::kTruncate;
-    // The largest durable offset a Synced call reported in this epoch
-    // since the replica last agreed with the leader: a fetch whose
-    // position was read before that sync completed may reach the leader
-    // after the report, and must not carry less.
-    Offset reported{-1};
   };
-
-  static void to_truncate(Entry& e) {
-    e.phase = Phase::kTruncate;
-    e.reported = Offset(-1);
-  }
 
   std::vector<PartitionUid> in_phase(Phase phase) const {
     std::vector<PartitionUid> out;
@@ -112,7 +101,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       if (results[i]) continue;
       spdlog::warn("replica fetcher: {} partition {}: {}", doing, uids[i],
                    results[i].error().to_string());
-      if (auto it = entries_.find(uids[i]); it != entries_.end()) to_truncate(it->second);
+      if (auto it = entries_.find(uids[i]); it != entries_.end())
+        it->second.phase = Phase::kTruncate;
       failed = true;
     }
     busy_ = false;
@@ -245,8 +235,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       p->set_partition(it->second.followed.partition);
       p->set_current_leader_epoch(it->second.followed.leader_epoch);
       p->set_fetch_offset(at[i].log_end.value());
-      p->set_durable_offset(
-          std::min(std::max(at[i].durable, it->second.reported), at[i].log_end).value());
+      p->set_durable_offset(at[i].durable.value());
       asked.push_back(uids[i]);
     }
     if (asked.empty()) {
@@ -271,7 +260,6 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     std::vector<PartitionUid> ok;
     std::vector<int> index;
     std::vector<std::optional<Offset>> restart;  // where a replica behind the log start restarts
-    std::vector<int32_t> epochs;                 // the leader epoch each was fetched in
     bool refused = false;
     for (size_t i = 0; i < asked.size(); ++i) {
       const auto& p = resp->fetch().partitions(static_cast<int>(i));
@@ -285,25 +273,23 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
         ok.push_back(asked[i]);
         index.push_back(static_cast<int>(i));
         restart.push_back(Offset(p.log_start_offset()));
-        epochs.push_back(it->second.followed.leader_epoch);
         continue;
       }
       if (p.error_code() != 0) {
         // Not the leader (any more), or an epoch one side has not seen yet:
         // agree again in a while.
-        to_truncate(it->second);
+        it->second.phase = Phase::kTruncate;
         refused = true;
         continue;
       }
       ok.push_back(asked[i]);
       index.push_back(static_cast<int>(i));
       restart.push_back(std::nullopt);
-      epochs.push_back(it->second.followed.leader_epoch);
     }
     run_on_owners<Status>(
         broker_, 0, ok,
-        [resp, index, restart, epochs, &broker = broker_, weak = weak_from_this()](
-            replication::Partition* p, size_t i, std::function<void(Status)> done) {
+        [resp, index, restart](replication::Partition* p, size_t i,
+                               std::function<void(Status)> done) {
           if (p == nullptr) return done(ok_status());
           if (restart[i]) {
             spdlog::warn(
@@ -317,27 +303,21 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
               reinterpret_cast<const std::byte*>(part.records().data()), part.records().size());
           Offset hw(part.high_watermark());
           Offset start(part.log_start_offset());
-          auto append = [resp, p, records, hw, start, done, &broker, weak, epoch = epochs[i]] {
-            p->append_from_leader(
-                records, [p, hw, start, done, &broker, weak, epoch](Result<Offset> r) {
-                  p->set_leader_high_watermark(hw);
-                  if (!r) return done(r.error());
-                  p->set_leader_log_start(start);
-                  if (p->log().config().durability == engine::Durability::kFsync) {
-                    // The leader's watermark waits for this copy to be synced.
-                    // The next fetch goes at once (it carries the next data);
-                    // the sync (group-committed with the append's) is reported
-                    // on its own when it completes.
-                    p->log().flush([p, &broker, weak, epoch](Status st) {
-                      if (!st) return;  // closed or failed: the next fetch tells
-                      broker.shard(0).post(
-                          [weak, uid = p->uid(), epoch, durable = p->log().durable_offset()] {
-                            if (auto self = weak.lock()) self->on_synced(uid, epoch, durable);
-                          });
-                    });
-                  }
-                  done(ok_status());
-                });
+          auto append = [resp, p, records, hw, start, done] {
+            p->append_from_leader(records, [p, hw, start, done](Result<Offset> r) {
+              p->set_leader_high_watermark(hw);
+              if (!r) return done(r.error());
+              p->set_leader_log_start(start);
+              if (p->log().config().durability != engine::Durability::kFsync) {
+                return done(ok_status());
+              }
+              // On fsync topics the leader's watermark waits for this copy
+              // to be synced, and learns it only from the next fetch: send
+              // that one once the sync (group-committed with the append's)
+              // is done, or it would long-poll for new data with the news
+              // held back.
+              p->log().flush([done](Status st) { done(st); });
+            });
           };
           // A log emptied to start at the leader's log start gets the batch
           // that holds it: the log starts again at that batch's base, and
@@ -360,45 +340,6 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
         });
   }
 
-  // On shard 0: `uid`'s sync reached `durable` in the leader epoch it
-  // was fetched in; reported to the leader, one call at a time (reports
-  // that arrive meanwhile go together in the next).
-  void on_synced(PartitionUid uid, int32_t epoch, Offset durable) {
-    if (stopped_) return;
-    auto it = entries_.find(uid);
-    if (it == entries_.end() || it->second.followed.leader_epoch != epoch ||
-        it->second.phase != Phase::kFetch) {
-      return;
-    }
-    auto& pending = unreported_[uid];
-    pending = std::max(pending, durable);
-    if (!reporting_) report_synced();
-  }
-
-  void report_synced() {
-    rpc::Request req;
-    for (const auto& [uid, durable] : unreported_) {
-      auto it = entries_.find(uid);
-      if (it == entries_.end()) continue;
-      it->second.reported = std::max(it->second.reported, durable);
-      auto* p = req.mutable_synced()->add_partitions();
-      p->set_topic(it->second.followed.topic);
-      p->set_partition(it->second.followed.partition);
-      p->set_current_leader_epoch(it->second.followed.leader_epoch);
-      p->set_durable_offset(durable.value());
-    }
-    unreported_.clear();
-    if (req.synced().partitions_size() == 0) return;
-    reporting_ = true;
-    // A report the leader refuses (its epoch moved on) or that is lost with
-    // the connection is dropped: the next fetch carries the durable offset.
-    client_->call(std::move(req), kFetchCallTimeoutMs,
-                  [self = shared_from_this()](Result<rpc::Response>) {
-                    self->reporting_ = false;
-                    if (!self->stopped_ && !self->unreported_.empty()) self->report_synced();
-                  });
-  }
-
   Broker& broker_;
   std::string host_;
   int32_t port_;
@@ -406,9 +347,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
   boost::asio::steady_timer retry_;
   std::map<PartitionUid, Entry> entries_;
   bool busy_ = false;
-  size_t rotation_ = 0;                        // where the next fetch starts its partition list
-  std::map<PartitionUid, Offset> unreported_;  // syncs completed, not yet reported
-  bool reporting_ = false;                     // a Synced call is in flight
+  size_t rotation_ = 0;  // where the next fetch starts its partition list
   bool stopped_ = false;
 };
 

@@ -7,11 +7,10 @@
 // A partition starts (and restarts, at every new leader epoch) by asking the
 // leader where its last epoch ends and truncating there, repeating until the
 // leader's answer names that same epoch (KIP-101/279); then it fetches from
-// its log end, long-polling, appends what comes as it is, and takes the
-// leader's high watermark. The next fetch goes as soon as the append is
-// done; on fsync topics the append's sync is reported to the leader on its
-// own (RPC Synced) when it completes, so neither waits for the other. A partition the leader
-// refuses (not the leader, a fenced or unknown epoch) waits for the next metadata change.
+// its log end, long-polling, appends what comes as it is (on fsync topics
+// synced before the next fetch, which tells the leader), and takes the
+// leader's high watermark. A partition the leader refuses (not the leader,
+// a fenced or unknown epoch) waits for the next metadata change.
 //
 // Thread-safety: shard 0 (where the connections live); the replicas are
 // reached on their own shards.

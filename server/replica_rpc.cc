@@ -294,35 +294,6 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   bool waited_ = false;
 };
 
-// A follower's syncs completed: its durable offsets count toward the
-// watermark now, not at its next fetch.
-void synced(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
-  auto resp = std::make_shared<rpc::Response>();
-  resp->set_correlation_id(req.correlation_id());
-  auto& in = req.synced().partitions();
-  std::vector<int> served;
-  auto uids = route_all(conn->broker(), in, *resp->mutable_synced()->mutable_partitions(), served);
-  std::vector<std::pair<LeaderEpoch, Offset>> reports;
-  for (int i : served)
-    reports.emplace_back(LeaderEpoch(in[i].current_leader_epoch()), Offset(in[i].durable_offset()));
-  run_on_owners<Status>(
-      conn->broker(), conn->shard(), uids,
-      [reports, follower = req.broker_id()](Partition* p, size_t i,
-                                            std::function<void(Status)> done) {
-        if (p == nullptr) return done(Error(Errc::kNotLeader, "not hosted here"));
-        done(p->on_follower_synced(follower, reports[i].first, reports[i].second));
-      },
-      [conn, resp, served](std::vector<Status> results) {
-        auto* out = resp->mutable_synced()->mutable_partitions();
-        for (size_t i = 0; i < results.size(); ++i) {
-          if (results[i]) continue;
-          out->Mutable(served[i])->set_error_code(
-              kafka::code(kafka::to_error_code(results[i].error().code())));
-        }
-        conn->send(*resp);
-      });
-}
-
 // The whole call failed: its error on the response.
 void set_error(rpc::Response& resp, const Error& e) {
   resp.set_error_code(kafka::code(kafka::to_error_code(e.code())));
@@ -384,7 +355,6 @@ void RpcConnection::handle(rpc::Request req) {
     case rpc::Request::kFetch: return std::make_shared<FetchOp>(self, std::move(req))->start();
     case rpc::Request::kAlterIsr: return alter_isr(self, std::move(req));
     case rpc::Request::kControlledShutdown: return controlled_shutdown(self, std::move(req));
-    case rpc::Request::kSynced: return synced(self, std::move(req));
     case rpc::Request::CALL_NOT_SET: break;
   }
   rpc::Response resp;

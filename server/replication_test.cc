@@ -167,11 +167,11 @@ TEST(Replication, AFollowerBrokerCopiesItsLeaderOverTheRpc) {
   ASSERT_TRUE(b1->stop().ok());
 }
 
-TEST(Replication, OnFsyncTopicsAFollowersSyncReachesTheLeaderWithoutItsNextFetch) {
+TEST(Replication, OnFsyncTopicsAnAcksAllWriteDoesNotWaitForTheFollowersLongPoll) {
   // The follower's fetches long-poll for 9 s; an acks=all produce gives
-  // the leader 3 s. The follower fetches again as soon as it has appended,
-  // so that fetch finds nothing new and parks: the produce is answered only
-  // if the follower's sync reaches the leader on its own (RPC Synced).
+  // the leader 3 s. The follower's sync of what it copied must reach the
+  // leader without waiting for a fetch that parks for lack of new data
+  // (it fetches again once its sync is done, carrying the durable offset).
   strata::testing::TempDir dir;
   auto store = coordinator::EmbeddedStore::open(dir.path() / "metadata.json").value();
   auto b1 = Broker::start(broker_config(dir.path(), 1), *store, SystemClock::instance()).value();
