@@ -50,6 +50,10 @@ Status Partition::require_follower() const {
 
 void Partition::append_from_leader(std::span<const std::byte> records,
                                    std::function<void(Result<Offset>)> done) {
+  append_from_leader(SharedBytes::copy_of(records), std::move(done));
+}
+
+void Partition::append_from_leader(SharedBytes records, std::function<void(Result<Offset>)> done) {
   if (auto st = require_follower(); !st) return done(st.error());
   engine::AppendOptions opts;
   opts.from_client = false;
@@ -77,7 +81,7 @@ void Partition::append_from_leader(std::span<const std::byte> records,
       state->error = Error(Errc::kTruncatedBatch, "the leader's records end inside a batch");
       break;
     }
-    batches.push_back(SharedBytes::copy_of(records.subspan(pos, h.total_size())));
+    batches.push_back(records.slice(pos, h.total_size()));
     pos += h.total_size();
   }
   auto finish = [this, state] {

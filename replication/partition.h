@@ -229,6 +229,9 @@ class Partition {
 
   void append_from_leader(std::span<const std::byte> records,
                           std::function<void(Result<Offset>)> done);
+  // The same without copying: the batches are appended as views of
+  // `records` (a fetch response frame's attachment).
+  void append_from_leader(SharedBytes records, std::function<void(Result<Offset>)> done);
   void truncate_to(Offset offset, std::function<void(Status)> done);
   void restart_at(Offset offset, std::function<void(Status)> done);
   void set_leader_high_watermark(Offset hw);

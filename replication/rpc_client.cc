@@ -36,6 +36,11 @@ RpcClient::~RpcClient() {
 }
 
 void RpcClient::call(rpc::Request request, int64_t timeout_ms, Callback done) {
+  call(std::move(request), timeout_ms,
+       [done = std::move(done)](Result<rpc::Response> r, SharedBytes) { done(std::move(r)); });
+}
+
+void RpcClient::call(rpc::Request request, int64_t timeout_ms, AttachedCallback done) {
   uint64_t id = next_id_++;
   request.set_correlation_id(id);
   request.set_broker_id(self_);
@@ -51,7 +56,8 @@ void RpcClient::call(rpc::Request request, int64_t timeout_ms, Callback done) {
         auto cb = std::move(it->second.done);
         self->pending_.erase(it);
         cb(Error(Errc::kUnavailable, fmt::format("broker {}:{} did not answer within {} ms",
-                                                 self->host_, self->port_, timeout_ms)));
+                                                 self->host_, self->port_, timeout_ms)),
+           SharedBytes());
       });
   pending_.emplace(id, std::move(p));
   to_send_.push_back(encode_frame(request));
@@ -123,11 +129,12 @@ void RpcClient::read_header() {
                        return self->fail_all(
                            Error(Errc::kUnavailable, "receiving from broker: " + ec.message()));
                      }
-                     auto n =
-                         frame_length(std::span<const std::byte, kFrameHeaderBytes>(self->header_),
+                     auto h =
+                         frame_header(std::span<const std::byte, kFrameHeaderBytes>(self->header_),
                                       kMaxResponseFrame);
-                     if (!n) return self->fail_all(n.error());
-                     self->read_body(*n);
+                     if (!h) return self->fail_all(h.error());
+                     self->attached_ = h->attached;
+                     self->read_body(h->body_bytes);
                    });
 }
 
@@ -141,13 +148,24 @@ void RpcClient::read_body(uint32_t size) {
                        return self->fail_all(
                            Error(Errc::kUnavailable, "receiving from broker: " + ec.message()));
                      }
-                     auto resp = decode_message<rpc::Response>(self->body_.span());
-                     if (!resp) return self->fail_all(resp.error());
-                     auto it = self->pending_.find(resp->correlation_id());
+                     rpc::Response resp;
+                     SharedBytes attachment;
+                     if (self->attached_) {
+                       auto split = decode_attached<rpc::Response>(self->body_);
+                       if (!split) return self->fail_all(split.error());
+                       resp = std::move(split->first);
+                       attachment = std::move(split->second);
+                     } else {
+                       auto whole = decode_message<rpc::Response>(self->body_.span());
+                       if (!whole) return self->fail_all(whole.error());
+                       resp = std::move(whole).value();
+                     }
+                     self->body_ = SharedBytes();  // the attachment keeps what it needs
+                     auto it = self->pending_.find(resp.correlation_id());
                      if (it != self->pending_.end()) {  // else: it timed out already
                        auto cb = std::move(it->second.done);
                        self->pending_.erase(it);
-                       cb(std::move(resp).value());
+                       cb(std::move(resp), std::move(attachment));
                      }
                      self->read_header();
                    });
@@ -163,7 +181,7 @@ void RpcClient::fail_all(const Error& e) {
   auto pending = std::move(pending_);
   pending_.clear();
   for (auto& [id, p] : pending)
-    p.done(e);
+    p.done(e, SharedBytes());
 }
 
 void RpcClient::close() {

@@ -35,6 +35,9 @@ namespace rpc = strata::replication::rpc;
 class RpcClient : public std::enable_shared_from_this<RpcClient> {
  public:
   using Callback = std::function<void(Result<rpc::Response>)>;
+  // A response and the frame's attachment (empty when it has none): a
+  // fetch response's records (rpc_frame.h).
+  using AttachedCallback = std::function<void(Result<rpc::Response>, SharedBytes attachment)>;
 
   // `source`: the local address connections leave from (the broker's own
   // listener address, so a packet filter can tell brokers apart on one
@@ -47,6 +50,7 @@ class RpcClient : public std::enable_shared_from_this<RpcClient> {
 
   // Sends `request` (its correlation id and broker fields are filled in).
   void call(rpc::Request request, int64_t timeout_ms, Callback done);
+  void call(rpc::Request request, int64_t timeout_ms, AttachedCallback done);
   // Fails every call in flight and closes the connection.
   void close();
 
@@ -60,7 +64,7 @@ class RpcClient : public std::enable_shared_from_this<RpcClient> {
   void fail_all(const Error& e);
 
   struct Pending {
-    Callback done;
+    AttachedCallback done;
     std::unique_ptr<boost::asio::steady_timer> timer;
   };
 
@@ -77,6 +81,7 @@ class RpcClient : public std::enable_shared_from_this<RpcClient> {
   std::vector<SharedBytes> to_send_;
   bool writing_ = false;
   std::byte header_[4];
+  bool attached_ = false;  // the frame being read has an attachment
   SharedBytes body_;
   uint64_t generation_ = 0;  // bumps with every connection: stale callbacks see it moved
 };

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include <boost/asio/steady_timer.hpp>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "engine/record_batch.h"
@@ -44,6 +45,32 @@ struct Position {
   Offset durable{0};
   Offset high_watermark{0};
 };
+}  // namespace
+
+namespace {
+// Each partition's records in a fetch response, in its order: its share of
+// the frame's attachment, or its `records` (a leader that does not attach).
+Result<std::vector<SharedBytes>> records_of(const rpc::Response& resp,
+                                            const SharedBytes& attachment) {
+  std::vector<SharedBytes> out;
+  size_t pos = 0;
+  for (const auto& p : resp.fetch().partitions()) {
+    if (p.attached_bytes() == 0) {
+      out.push_back(p.records().empty() ? SharedBytes() : SharedBytes::copy_of(p.records()));
+      continue;
+    }
+    if (p.attached_bytes() < 0 ||
+        static_cast<uint64_t>(p.attached_bytes()) > attachment.size() - pos) {
+      return Error(
+          Errc::kCorruption,
+          fmt::format("a fetch response's {}-{} claims {} attached bytes of the {} left", p.topic(),
+                      p.partition(), p.attached_bytes(), attachment.size() - pos));
+    }
+    out.push_back(attachment.slice(pos, static_cast<size_t>(p.attached_bytes())));
+    pos += static_cast<size_t>(p.attached_bytes());
+  }
+  return out;
+}
 }  // namespace
 
 // The fetcher of one leader broker: its partitions, one call at a time.
@@ -219,6 +246,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     req.mutable_fetch()->set_max_wait_ms(config.replica_fetch_wait_max_ms);
     req.mutable_fetch()->set_max_bytes(config.replica_fetch_max_bytes);
     req.mutable_fetch()->set_response_max_bytes(config.replica_fetch_response_max_bytes);
+    req.mutable_fetch()->set_records_attached(true);
     std::vector<PartitionUid> asked;
     std::vector<Offset> from;
     // Each fetch starts its list one partition further on: the leader fills
@@ -242,14 +270,15 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       busy_ = false;
       return later();  // the replicas are not open yet
     }
-    client_->call(std::move(req), kFetchCallTimeoutMs,
-                  [self = shared_from_this(), asked, from](Result<rpc::Response> r) {
-                    self->on_fetch(asked, from, std::move(r));
-                  });
+    client_->call(
+        std::move(req), kFetchCallTimeoutMs,
+        [self = shared_from_this(), asked, from](Result<rpc::Response> r, SharedBytes attachment) {
+          self->on_fetch(asked, from, std::move(r), std::move(attachment));
+        });
   }
 
-  void on_fetch(std::vector<PartitionUid> asked, std::vector<Offset> from,
-                Result<rpc::Response> r) {
+  void on_fetch(std::vector<PartitionUid> asked, std::vector<Offset> from, Result<rpc::Response> r,
+                SharedBytes attachment) {
     if (stopped_) return;
     if (!r || r->fetch().partitions_size() != static_cast<int>(asked.size())) {
       if (!r) spdlog::warn("replica fetcher {}:{}: {}", host_, port_, r.error().to_string());
@@ -257,6 +286,12 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       return later();
     }
     auto resp = std::make_shared<rpc::Response>(std::move(r).value());
+    auto records = records_of(*resp, attachment);
+    if (!records) {
+      spdlog::warn("replica fetcher {}:{}: {}", host_, port_, records.error().to_string());
+      busy_ = false;
+      return later();
+    }
     std::vector<PartitionUid> ok;
     std::vector<int> index;
     std::vector<std::optional<Offset>> restart;  // where a replica behind the log start restarts
@@ -288,8 +323,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     }
     run_on_owners<Status>(
         broker_, 0, ok,
-        [resp, index, restart](replication::Partition* p, size_t i,
-                               std::function<void(Status)> done) {
+        [resp, records = std::move(records).value(), index, restart](
+            replication::Partition* p, size_t i, std::function<void(Status)> done) {
           if (p == nullptr) return done(ok_status());
           if (restart[i]) {
             spdlog::warn(
@@ -299,12 +334,10 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
             return p->restart_at(*restart[i], std::move(done));
           }
           const auto& part = resp->fetch().partitions(index[i]);
-          std::span<const std::byte> records(
-              reinterpret_cast<const std::byte*>(part.records().data()), part.records().size());
           Offset hw(part.high_watermark());
           Offset start(part.log_start_offset());
-          auto append = [resp, p, records, hw, start, done] {
-            p->append_from_leader(records, [p, hw, start, done](Result<Offset> r) {
+          auto append = [bytes = records[index[i]], p, hw, start, done] {
+            p->append_from_leader(bytes, [p, hw, start, done](Result<Offset> r) {
               p->set_leader_high_watermark(hw);
               if (!r) return done(r.error());
               p->set_leader_log_start(start);
@@ -323,9 +356,10 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
           // that holds it: the log starts again at that batch's base, and
           // its start moves up to the leader's once the batch is in.
           const auto& log = p->log();
+          const SharedBytes& bytes = records[index[i]];
           if (log.log_start_offset() == log.log_end_offset() &&
-              records.size() >= engine::kBatchHeaderSize) {
-            Offset base = engine::read_batch_header(records.data()).base_offset;
+              bytes.size() >= engine::kBatchHeaderSize) {
+            Offset base = engine::read_batch_header(bytes.data()).base_offset;
             if (base < log.log_end_offset()) {
               return p->restart_at(base, [append, done](Status st) {
                 if (!st) return done(st);

@@ -1,5 +1,7 @@
 #include "server/replica_rpc.h"
 
+#include <deque>
+
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -39,7 +41,12 @@ class RpcConnection : public std::enable_shared_from_this<RpcConnection> {
   asio::io_context& io() { return broker_.shard(shard_).io(); }
 
   void send(const rpc::Response& resp) {
-    queue_.push_back(replication::encode_frame(resp));
+    queue_.push_back({replication::encode_frame(resp)});
+    write_next();
+  }
+  // With `attachment` after the message, not copied (rpc_frame.h).
+  void send(const rpc::Response& resp, std::vector<SharedBytes> attachment) {
+    queue_.push_back(replication::encode_frame(resp, std::move(attachment)));
     write_next();
   }
 
@@ -80,10 +87,14 @@ class RpcConnection : public std::enable_shared_from_this<RpcConnection> {
   void write_next() {
     if (writing_ || queue_.empty()) return;
     writing_ = true;
-    auto frame = std::move(queue_.front());
-    queue_.erase(queue_.begin());
+    auto frame = std::make_shared<std::vector<SharedBytes>>(std::move(queue_.front()));
+    queue_.pop_front();
+    std::vector<asio::const_buffer> buffers;
+    buffers.reserve(frame->size());
+    for (const auto& part : *frame)
+      buffers.emplace_back(part.data(), part.size());
     asio::async_write(
-        socket_, asio::buffer(frame.data(), frame.size()),
+        socket_, buffers,
         [self = shared_from_this(), frame](const boost::system::error_code& ec, size_t) {
           self->writing_ = false;
           if (ec) return self->close();
@@ -101,7 +112,7 @@ class RpcConnection : public std::enable_shared_from_this<RpcConnection> {
   asio::ip::tcp::socket socket_;
   std::byte header_[4];
   SharedBytes body_;
-  std::vector<SharedBytes> queue_;
+  std::deque<std::vector<SharedBytes>> queue_;  // frames, each in parts
   bool writing_ = false;
 };
 
@@ -256,6 +267,8 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     const size_t budget = req_.fetch().response_max_bytes() > 0
                               ? static_cast<size_t>(req_.fetch().response_max_bytes())
                               : replication::kMaxResponseFrame;
+    const bool attach = req_.fetch().records_attached();
+    std::vector<SharedBytes> attachment;
     size_t total = 0;
     for (size_t i = 0; i < reads.size(); ++i) {
       auto* o = out->Mutable(served_[i]);
@@ -273,12 +286,22 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       // follower's next fetch (which starts its list elsewhere).
       if (total > 0 && total + r.read->bytes > budget) continue;
       total += r.read->bytes;
+      if (attach) {
+        size_t n = 0;
+        for (const auto& s : r.read->slices) {
+          n += s.size();
+          attachment.push_back(s);
+        }
+        o->set_attached_bytes(static_cast<int64_t>(n));
+        continue;
+      }
       std::string records;
       records.reserve(r.read->bytes);
       for (const auto& s : r.read->slices)
         records.append(reinterpret_cast<const char*>(s.data()), s.size());
       o->set_records(std::move(records));
     }
+    if (attach) return conn_->send(resp_, std::move(attachment));
     conn_->send(resp_);
   }
 
