@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "io/tcp_connect.h"
 #include "replication/rpc_frame.h"
 
 namespace strata::replication {
@@ -72,21 +73,11 @@ void RpcClient::connect() {
   auto address = asio::ip::make_address(host_, ec);
   if (ec) return fail_all(Error(Errc::kInvalidArgument, "bad broker address " + host_));
   socket_ = tcp::socket(io_);
-  if (!source_.empty()) {
-    // Best effort: a source that is a host name, of the other address
-    // family, or not bindable leaves the choice to the kernel.
-    boost::system::error_code bind_ec;
-    auto local = asio::ip::make_address(source_, bind_ec);
-    if (!bind_ec && local.is_v4() == address.is_v4()) {
-      socket_.open(address.is_v4() ? tcp::v4() : tcp::v6(), bind_ec);
-      if (!bind_ec) socket_.bind(tcp::endpoint(local, 0), bind_ec);
-      if (bind_ec) {
-        spdlog::warn(
-            "connecting to broker {}:{} from the kernel's choice of address: binding {}: {}", host_,
-            port_, source_, bind_ec.message());
-        socket_ = tcp::socket(io_);
-      }
-    }
+  // Best effort: a source that is a host name, of the other address family,
+  // or not bindable leaves the choice to the kernel.
+  if (auto bind_ec = io::bind_source(socket_, source_, address)) {
+    spdlog::warn("connecting to broker {}:{} from the kernel's choice of address: binding {}: {}",
+                 host_, port_, source_, bind_ec.message());
   }
   socket_.async_connect(tcp::endpoint(address, port_), [self = shared_from_this(),
                                                         gen](const boost::system::error_code& ec) {

@@ -27,7 +27,8 @@ using tcp = asio::ip::tcp;
 // short (CreateTopics' is the client's), so this only bounds a dead peer.
 constexpr int64_t kForwardTimeoutMs = 30000;
 
-// One relayed request on its own connection (admin requests are rare).
+// One relayed request on its own connection (admin requests are rare, and
+// one may take long: it would hold up the calls behind it on a BrokerLink).
 struct Relay : std::enable_shared_from_this<Relay> {
   Relay(asio::io_context& io, std::string peer, std::function<void(Result<SharedBytes>)> done)
       : socket(io), timer(io), resolver(io), peer(std::move(peer)), done(std::move(done)) {}
@@ -131,10 +132,8 @@ void call_broker(Broker& broker, ShardState& shard, int32_t node_id,
   auto snap = broker.snapshot();
   for (const auto& b : snap->brokers) {
     if (b.node_id != node_id) continue;
-    auto relay = std::make_shared<Relay>(shard.shard().io(), fmt::format("broker {}", node_id),
-                                         std::move(done));
-    relay->start(b.host, b.port, std::move(request));
-    return;
+    return shard.link_to(node_id, b.host, b.port)
+        .call(std::move(request), kForwardTimeoutMs, std::move(done));
   }
   done(Error(Errc::kUnavailable, fmt::format("broker {} is not live", node_id)));
 }

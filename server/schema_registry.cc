@@ -13,7 +13,7 @@
 namespace strata::server {
 namespace {
 
-constexpr int kRetryMs = 100;
+constexpr int kRelayRetryMs = 100;
 // How long a request may wait for a loaded leader of _schemas, relays
 // included; one relay may take up to kForwardTimeout of it.
 constexpr auto kMaxWait = std::chrono::seconds(10);
@@ -79,7 +79,7 @@ void SchemaRegistryService::retry(registry::HttpRequest request, registry::Done 
   }
   auto& io = broker_.shard(0).io();
   auto timer = std::make_shared<boost::asio::steady_timer>(io);
-  timer->expires_after(std::chrono::milliseconds(kRetryMs));
+  timer->expires_after(std::chrono::milliseconds(kRelayRetryMs));
   timer->async_wait([this, timer, request = std::move(request), reply = std::move(reply),
                      attempt](const boost::system::error_code& ec) mutable {
     if (ec) return;

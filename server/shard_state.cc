@@ -1,5 +1,6 @@
 #include "server/shard_state.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "server/broker.h"
@@ -69,6 +70,19 @@ ShardState::~ShardState() {
   registry_.reset();
   groups_.reset();
   txns_.reset();
+}
+
+BrokerLink& ShardState::link_to(int32_t node_id, const std::string& host, int32_t port) {
+  auto& link = links_[node_id];
+  if (link && !link->same_address(host, port)) {
+    link->close();
+    link.reset();
+  }
+  if (!link) {
+    link = BrokerLink::create(shard_.io(), fmt::format("broker {}", node_id), host, port,
+                              broker_.config().source_host());
+  }
+  return *link;
 }
 
 void ShardState::serve_groups(int32_t p, coordinator::LogOffsetsStore& store) {

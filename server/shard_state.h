@@ -26,6 +26,7 @@
 #include "registry/registry.h"
 #include "registry/schemas_store.h"
 #include "replication/partition_manager.h"
+#include "server/broker_link.h"
 #include "server/hosted_views.h"
 
 namespace strata::server {
@@ -78,6 +79,10 @@ class ShardState {
   void connection_opened() { ++connections_; }
   void connection_closed() { --connections_; }
 
+  // This shard's connection to broker `node_id`'s listener at host:port
+  // (BrokerLink), opened again when the broker's address changed.
+  BrokerLink& link_to(int32_t node_id, const std::string& host, int32_t port);
+
  private:
   void check_offsets_retention();
   // Hands a loaded __consumer_offsets partition's groups to the coordinator.
@@ -106,6 +111,7 @@ class ShardState {
   HostedViews<registry::SchemasStore> schema_views_;
   std::unique_ptr<registry::Registry> registry_;
   size_t connections_ = 0;
+  std::unordered_map<int32_t, std::shared_ptr<BrokerLink>> links_;
 };
 
 }  // namespace strata::server
