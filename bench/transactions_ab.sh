@@ -16,6 +16,7 @@
 #
 #   bench/transactions_ab.sh [build-dir] [rounds] [txn-messages,...]
 #   CLUSTER=1 DURATION=20 bench/transactions_ab.sh build 2 10,100,1000
+#   CLUSTER=1 STRATA_BROKER=/tmp/other/strata-broker bench/transactions_ab.sh build 1 10
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 rounds=${2:-3}
@@ -30,7 +31,7 @@ watch=()
 if [ "${CLUSTER:-0}" = 1 ]; then
   export STRATA_CLUSTER_DIR
   STRATA_CLUSTER_DIR=$(mktemp -d /tmp/strata-transactions-XXXXXX)
-  export BROKERS=3 STRATA_BROKER="$build/server/strata-broker" STRATA_CLI="$build/tools/strata"
+  export BROKERS=3 STRATA_BROKER="${STRATA_BROKER:-$build/server/strata-broker}" STRATA_CLI="$build/tools/strata"
   export STRATA_BROKER_ARGS="--cores 1"
   trap 'cd "$root"; scripts/cluster.sh down >/dev/null 2>&1 || true; rm -rf "$STRATA_CLUSTER_DIR"' EXIT
   url=$(cd "$root" && scripts/cluster.sh up | tail -n 1 | sed 's/^bootstrap.servers=//')
