@@ -19,7 +19,9 @@ std::vector<std::byte> joined(const std::vector<SharedBytes>& parts) {
   return out;
 }
 
-SharedBytes bytes_of(std::string_view s) { return SharedBytes::copy_of(s); }
+SharedBytes bytes_of(std::string_view s) {
+  return SharedBytes::copy_of(s);
+}
 
 std::string text_of(const SharedBytes& b) {
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
@@ -72,14 +74,14 @@ TEST(RpcFrameTest, AFrameWithoutAnAttachmentIsReadAsBefore) {
 TEST(RpcFrameTest, BadAttachedFramesAreRefused) {
   // A request frame may not carry an attachment.
   auto frame = joined(encode_frame(a_fetch_response(), {bytes_of("x")}));
-  EXPECT_FALSE(frame_length(std::span<const std::byte, kFrameHeaderBytes>(frame.data(), 4),
-                            kMaxRequestFrame)
-                   .ok());
+  EXPECT_FALSE(
+      frame_length(std::span<const std::byte, kFrameHeaderBytes>(frame.data(), 4), kMaxRequestFrame)
+          .ok());
   // Over the limit, whatever the top bit.
   std::byte big[4];
   be::store<uint32_t>(big, (uint32_t{1} << 31) | (kMaxResponseFrame + 1));
-  EXPECT_FALSE(frame_header(std::span<const std::byte, kFrameHeaderBytes>(big), kMaxResponseFrame)
-                   .ok());
+  EXPECT_FALSE(
+      frame_header(std::span<const std::byte, kFrameHeaderBytes>(big), kMaxResponseFrame).ok());
   // A body too short for its message length, or whose message length runs
   // past its end.
   EXPECT_FALSE(decode_attached<rpc::Response>(bytes_of("ab")).ok());

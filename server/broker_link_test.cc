@@ -26,7 +26,7 @@ class EchoPeer {
   }
   int32_t port() const { return acceptor_.local_endpoint().port(); }
   int connections = 0;
-  bool answer = true;       // answer the requests read
+  bool answer = true;        // answer the requests read
   bool close_after = false;  // close the connection after reading one request
 
  private:
