@@ -45,9 +45,7 @@ struct Position {
   Offset durable{0};
   Offset high_watermark{0};
 };
-}  // namespace
 
-namespace {
 // Each partition's records in a fetch response, in its order: its share of
 // the frame's attachment, or its `records` (a leader that does not attach).
 Result<std::vector<SharedBytes>> records_of(const rpc::Response& resp,

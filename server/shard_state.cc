@@ -75,8 +75,10 @@ ShardState::~ShardState() {
 BrokerLink& ShardState::link_to(int32_t node_id, const std::string& host, int32_t port) {
   auto& link = links_[node_id];
   if (link && !link->same_address(host, port)) {
-    link->close();
-    link.reset();
+    // Out of the map before closing: a failed call's callback may call
+    // this broker again, and gets a link at the new address.
+    auto old = std::move(link);
+    old->close();
   }
   if (!link) {
     link = BrokerLink::create(shard_.io(), fmt::format("broker {}", node_id), host, port,
