@@ -23,6 +23,17 @@ stage "installing what the build and the tests need"
 
 jobs=${STRATA_JOBS:-2}
 
+# ctest in build directory $1 with the rest as its arguments; if a test
+# fails, the lines that say why are printed last (a CI page shows the end).
+run_ctest() {
+  local dir=$1
+  shift
+  if ! ctest --test-dir "$dir" "$@"; then
+    python3 scripts/failure_digest.py "$dir"
+    return 1
+  fi
+}
+
 # The test trees carry line tables only (-g1: file and line in every stack
 # trace, no variable info): full -g costs about a third of the optimized
 # build's compile time.
@@ -31,7 +42,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 cmake --build build -j"$jobs"
 stage "its tests"
-ctest --test-dir build --output-on-failure -j"$jobs" --timeout 600
+run_ctest build --output-on-failure -j"$jobs" --timeout 600
 
 if [ -z "${STRATA_SKIP_SANITIZERS:-}" ]; then
   stage "the AddressSanitizer + UndefinedBehaviorSanitizer build"
@@ -41,7 +52,7 @@ if [ -z "${STRATA_SKIP_SANITIZERS:-}" ]; then
   stage "its tests"
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ASAN_OPTIONS=detect_leaks=1 \
-    ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900
+    run_ctest build-asan --output-on-failure -j"$jobs" --timeout 900
 fi
 if [ -n "${STRATA_TSAN:-}" ]; then
   # ThreadSanitizer: the unit tests (threads meet in the shards, the control
@@ -56,7 +67,7 @@ if [ -n "${STRATA_TSAN:-}" ]; then
   # included; not the load client's librdkafka driver (KafkaDriverTest),
   # which faults inside the uninstrumented librdkafka.
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp" \
-    ctest --test-dir build-tsan --output-on-failure -j"$jobs" --timeout 900 \
+    run_ctest build-tsan --output-on-failure -j"$jobs" --timeout 900 \
     -E '^(integration|fault)\.|^KafkaDriverTest\.'
 fi
 if [ -z "${STRATA_SKIP_FUZZ:-}" ]; then
@@ -66,7 +77,7 @@ if [ -z "${STRATA_SKIP_FUZZ:-}" ]; then
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSTRATA_FUZZ=ON
   cmake --build build-fuzz -j"$jobs"
-  ctest --test-dir build-fuzz --output-on-failure -j"$jobs"
+  run_ctest build-fuzz --output-on-failure -j"$jobs"
 fi
 stage "done"
 echo "all tests passed"

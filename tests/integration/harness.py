@@ -9,6 +9,7 @@ The broker binary comes from $STRATA_BROKER (set by ctest). Every wait is
 bounded; a broker that does not come up fails the test with its log.
 """
 import os
+import random
 import shutil
 import signal
 import socket
@@ -21,7 +22,29 @@ START_TIMEOUT_S = 30
 STOP_TIMEOUT_S = 30
 
 
+def _ephemeral_low():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
+    """A loopback port nobody has bound, below the kernel's ephemeral range:
+    a broker restarted on its port after a kill must not find it taken by
+    some other test's outgoing connection (the kernel hands those out of the
+    ephemeral range), which would fail its start with EADDRINUSE."""
+    rng = random.SystemRandom()
+    low = _ephemeral_low()
+    for _ in range(200):
+        port = rng.randrange(10000, max(10001, low))
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
