@@ -11,6 +11,7 @@
 #include "base/bytes.h"
 #include "engine/batch_timestamps.h"
 #include "engine/compression.h"
+#include "engine/control_record.h"
 #include "engine/record_batch.h"
 #include "engine/segment.h"
 #include "engine/segment_scanner.h"
@@ -114,7 +115,9 @@ class GroupCleaner {
     // the batch there: reads of the offsets before the first kept batch
     // start at the top of the file.
     cs.entries.push_back(index::IndexEntry{cs.base, cs.base, FilePos(0), running_max});
-    std::optional<std::vector<std::byte>> dropped_last;  // header of the last batch if it went
+    // The last batch judged, if it went (its whole bytes: a marker is put
+    // back whole, anything else stays empty).
+    std::optional<std::vector<std::byte>> dropped_last;
     auto write = [&](std::span<const std::byte> batch, const BatchHeader& h) -> Status {
       uint64_t pos = writer.position();
       if (pos > 0 && since_entry >= static_cast<uint64_t>(plan_.index_interval_bytes)) {
@@ -137,7 +140,7 @@ class GroupCleaner {
       for (auto& pb : chunk) {
         STRATA_ASSIGN_OR_RETURN(Filtered kept, filter(*pb, hashes, entries));
         if (kept.kind == Filtered::kNothing) {
-          dropped_last.emplace(pb->bytes.begin(), pb->bytes.begin() + kBatchHeaderSize);
+          dropped_last = std::move(pb->bytes);
           continue;
         }
         dropped_last.reset();
@@ -175,10 +178,25 @@ class GroupCleaner {
     }
     STRATA_TRY(judge_chunk());
     if (dropped_last) {
-      // The group's last batch stays, empty, so the segment ends where it did.
+      // The group's last batch stays so that the segment ends where it did:
+      // a marker whole (an empty control batch would be no marker at all),
+      // anything else empty. An empty transactional batch is data of its
+      // transaction still in the log: its marker must stay too.
       BatchHeader h = read_batch_header(dropped_last->data());
-      STRATA_ASSIGN_OR_RETURN(auto empty, rebuild_batch(*dropped_last, h, {}, 0));
-      STRATA_TRY(write(empty, h));
+      if (h.control()) {
+        if (!result_.removed_markers.empty() && result_.removed_markers.back() == h.base_offset) {
+          result_.removed_markers.pop_back();
+          --result_.stats.markers_removed;
+        }
+        if (!result_.removed_aborts.empty() && result_.removed_aborts.back() == h.base_offset) {
+          result_.removed_aborts.pop_back();
+        }
+        STRATA_TRY(write(*dropped_last, h));
+      } else {
+        if (h.transactional()) txns_[h.producer_id].retained = true;
+        STRATA_ASSIGN_OR_RETURN(auto empty, rebuild_batch(*dropped_last, h, {}, 0));
+        STRATA_TRY(write(empty, h));
+      }
     }
     STRATA_TRY(writer.flush());
     STRATA_TRY(out.sync_now());
@@ -232,7 +250,10 @@ class GroupCleaner {
   Result<Filtered> filter(const PendingBatch& pb, const std::vector<uint64_t>& hashes,
                           const std::vector<std::optional<index::KeyEntry>>& entries) {
     const BatchHeader& h = pb.header;
-    if (h.control()) return Filtered{Filtered::kAll, {}};
+    if (h.control()) {
+      STRATA_ASSIGN_OR_RETURN(bool remove, remove_marker(pb));
+      return Filtered{remove ? Filtered::kNothing : Filtered::kAll, {}};
+    }
     std::vector<std::byte> kept_records;
     int32_t kept = 0;
     size_t next = pb.first_hash;
@@ -248,10 +269,41 @@ class GroupCleaner {
       }
     }
     result_.stats.records_kept += static_cast<uint64_t>(kept);
+    if (h.transactional()) {
+      if (aborted_.contains(h.producer_id, h.base_offset)) {
+        txns_[h.producer_id].aborted_seen = true;
+      } else if (kept > 0) {
+        txns_[h.producer_id].retained = true;
+      }
+    }
     if (kept == h.records_count) return Filtered{Filtered::kAll, {}};
     if (kept == 0) return Filtered{Filtered::kNothing, {}};
     STRATA_ASSIGN_OR_RETURN(auto rebuilt, rebuild_batch(pb.bytes, h, kept_records, kept));
     return Filtered{Filtered::kSome, std::move(rebuilt)};
+  }
+
+  // Whether a transaction marker goes (as Kafka's cleaner decides): once
+  // none of its transaction's batches is left before it — a commit's
+  // records all superseded, an abort's records removed by an earlier
+  // cleaning (this one saw none) — and delete.retention.ms after the first
+  // cleaning that covered it. An aborted transaction's data is removed by
+  // the first cleaning that covers it, which is no later than the first to
+  // cover its marker: a consumer that read that data before it went has
+  // delete.retention.ms to read on past the marker, as a tombstone gives.
+  Result<bool> remove_marker(const PendingBatch& pb) {
+    const BatchHeader& h = pb.header;
+    STRATA_ASSIGN_OR_RETURN(auto marker, read_marker(pb.bytes));
+    if (!marker) return false;  // a control record of another kind stays
+    TxnSeen seen = txns_[h.producer_id];
+    txns_.erase(h.producer_id);
+    bool data_left = marker->commit ? seen.retained : seen.aborted_seen;
+    if (data_left || h.base_offset >= plan_.supersede_bound) return false;
+    int64_t seen_ms = plan_.state.first_seen_ms(h.base_offset, plan_.now_ms);
+    if (seen_ms > plan_.now_ms - plan_.delete_retention_ms) return false;
+    ++result_.stats.markers_removed;
+    result_.removed_markers.push_back(h.base_offset);
+    if (!marker->commit) result_.removed_aborts.push_back(h.base_offset);
+    return true;
   }
 
   bool cancelled() const {
@@ -302,10 +354,19 @@ class GroupCleaner {
     return true;
   }
 
+  // What this cleaning saw of each producer's transaction since its last
+  // marker: batches kept (a commit's data left), batches of an aborted
+  // transaction (removed now; its marker goes in a later cleaning).
+  struct TxnSeen {
+    bool retained = false;
+    bool aborted_seen = false;
+  };
+
   const CleaningPlan& plan_;
   const index::IndexStore& index_;
   const AbortedRanges& aborted_;
   CleaningResult& result_;
+  std::map<int64_t, TxnSeen> txns_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 

@@ -11,7 +11,12 @@
 // changes nothing the log uses: the install swaps the files in.
 //
 // What a cleaning keeps of the records below the plan's end:
-//   - control batches (transaction markers), whole;
+//   - a transaction marker: until no batch of its transaction is left
+//     before it (a commit's records all superseded; an abort's records
+//     removed by an earlier cleaning), and delete.retention.ms after the
+//     first cleaning that covered it; an abort marker's aborted-transaction
+//     entry goes with it. Other control batches, and a marker that is its
+//     group's last batch, stay whole;
 //   - a record of an aborted transaction: never;
 //   - a record without a key: always;
 //   - a record whose key has a later record below `supersede_bound` in the
@@ -96,6 +101,7 @@ struct CleaningStats {
   uint64_t records_kept = 0;
   uint64_t tombstones_removed = 0;
   uint64_t aborted_removed = 0;
+  uint64_t markers_removed = 0;
   double seconds = 0;  // the cleaning's wall time on its thread
 };
 
@@ -103,6 +109,10 @@ struct CleaningResult {
   std::vector<CleanedSegment> segments;
   // (key hash, offset) of each tombstone removed: its key-map entry goes.
   std::vector<std::pair<uint64_t, Offset>> removed_tombstones;
+  // The offsets of the transaction markers removed, and of those that were
+  // aborts (their aborted-transaction entries go).
+  std::vector<Offset> removed_markers;
+  std::vector<Offset> removed_aborts;
   CleaningStats stats;
 };
 

@@ -166,8 +166,11 @@ Result<bool> Log::finish_cleaning(const CleaningPlan& plan, Result<CleaningResul
     ic.state.last_cleaned_ms = plan.now_ms;
     ic.state.add_pass(plan.end, plan.now_ms, plan.delete_retention_ms);
     ic.dropped_keys = result->removed_tombstones;
+    ic.dropped_aborted = result->removed_aborts;
     STRATA_TRY(options_.index->install_cleaned(options_.uid, ic));
     compaction_ = ic.state;
+    for (Offset marker : result->removed_aborts)
+      aborted_.erase(marker);
 
     // The replaced segments go, durably, before a `.swap` takes the first
     // one's name: a crash must never leave a cleaned segment beside one it
@@ -212,11 +215,11 @@ Result<bool> Log::finish_cleaning(const CleaningPlan& plan, Result<CleaningResul
   cleaning_failures_ = 0;
   const auto& s = result->stats;
   last_cleaning_ = fmt::format(
-      "cleaned below offset {}: {} -> {} bytes, {} of {} records kept, {} tombstones and {} "
-      "aborted records removed, in {:.3f} s ({:.1f} MB/s read); swapped in on the shard in {:.1f} "
-      "ms",
+      "cleaned below offset {}: {} -> {} bytes, {} of {} records kept, {} tombstones, {} "
+      "aborted records and {} transaction markers removed, in {:.3f} s ({:.1f} MB/s read); "
+      "swapped in on the shard in {:.1f} ms",
       plan.end, s.bytes_read, s.bytes_written, s.records_kept, s.records_read, s.tombstones_removed,
-      s.aborted_removed, s.seconds,
+      s.aborted_removed, s.markers_removed, s.seconds,
       s.seconds > 0 ? static_cast<double>(s.bytes_read) / s.seconds / 1e6 : 0.0,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - install_started)
           .count());

@@ -337,6 +337,128 @@ TEST_F(LogCompactionTest, AbortedRecordsGoAndDoNotSupersedeCommittedOnes) {
                            [](const ReadRecord& r) { return r.value == "aborted"; }));
 }
 
+// Transactions and their markers, for the tests of marker removal.
+class LogCompactionMarkersTest : public LogCompactionTest {
+ protected:
+  // One transactional batch of producer `pid`: (key, value) records.
+  void txn_write(int64_t pid, int32_t seq,
+                 const std::vector<std::pair<std::string, std::string>>& records) {
+    BatchBuilder b(
+        {.producer_id = pid, .producer_epoch = 0, .base_sequence = seq, .transactional = true});
+    for (const auto& [k, v] : records)
+      b.add({.key = k, .value = v, .timestamp = clock_.now_ms()});
+    auto r = append(b.build().value());
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+  }
+  Offset end_txn(int64_t pid, bool commit) {
+    TxnMarker m{.producer_id = pid, .producer_epoch = 0, .coordinator_epoch = 0, .commit = commit};
+    auto r = append(build_marker_batch(m, clock_.now_ms()),
+                    {.allow_control = true, .from_client = false});
+    EXPECT_TRUE(r.ok()) << r.error().to_string();
+    return r.ok() ? r->base_offset : Offset(-1);
+  }
+  // The offsets of the control batches the log serves, read as a consumer does.
+  std::vector<Offset> markers() {
+    std::vector<Offset> out;
+    Offset at = log_->log_start_offset();
+    while (at < log_->log_end_offset()) {
+      auto r = read(at, 1 << 20);
+      if (!r.ok()) break;
+      auto batches = split(*r);
+      if (batches.empty()) break;
+      for (const auto& bytes : batches) {
+        auto h = check_batch_integrity(bytes).value();
+        if (h.control()) {
+          EXPECT_TRUE(read_marker(bytes).ok()) << "a malformed marker at " << h.base_offset;
+          out.push_back(h.base_offset);
+        }
+        at = h.next_offset();
+      }
+    }
+    return out;
+  }
+  // Closes the segments written so far behind unrelated records and cleans.
+  void fill_and_clean() {
+    for (int i = 0; i < 8; ++i)
+      produce({{"filler" + std::to_string(fills_++), "x"}});
+    ASSERT_TRUE(flush().ok());
+    ASSERT_TRUE(clean());
+  }
+  int fills_ = 0;
+};
+
+TEST_F(LogCompactionMarkersTest, AnAbortMarkerGoesOneCleaningAfterItsDataWithItsAbortedEntry) {
+  txn_write(7, 0, {{"a", "aborted-1"}, {"b", "aborted-2"}});
+  Offset abort = end_txn(7, false);
+  produce({{"a", "plain"}});
+  ASSERT_EQ(log_->aborted_transactions(Offset(0), log_->log_end_offset()).size(), 1u);
+  fill_and_clean();
+  // The aborted records went; the marker stays for this cleaning, which saw them.
+  EXPECT_EQ(markers(), std::vector<Offset>{abort});
+  EXPECT_EQ(log_->aborted_transactions(Offset(0), log_->log_end_offset()).size(), 1u);
+  fill_and_clean();
+  EXPECT_EQ(markers(), std::vector<Offset>{});
+  // read_committed fetches no longer list it, and neither does the index.
+  EXPECT_TRUE(log_->aborted_transactions(Offset(0), log_->log_end_offset()).empty());
+  EXPECT_TRUE(index_->aborted_txns(uid_).value().empty());
+  auto got = read_all();
+  EXPECT_TRUE(
+      std::any_of(got.begin(), got.end(), [](const ReadRecord& r) { return r.value == "plain"; }));
+  // A restart (after a crash: recovery) brings nothing of it back.
+  crash(false);
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_EQ(markers(), std::vector<Offset>{});
+  EXPECT_TRUE(log_->aborted_transactions(Offset(0), log_->log_end_offset()).empty());
+}
+
+TEST_F(LogCompactionMarkersTest, ACommitMarkerStaysWhileAnyOfItsRecordsIsLeft) {
+  txn_write(8, 0, {{"a", "t1"}, {"b", "t1"}});
+  Offset commit = end_txn(8, true);
+  produce({{"a", "later"}});  // supersedes a, not b
+  fill_and_clean();
+  fill_and_clean();
+  EXPECT_EQ(markers(), std::vector<Offset>{commit}) << "b's record is still there";
+  produce({{"b", "later"}});
+  fill_and_clean();
+  fill_and_clean();
+  EXPECT_EQ(markers(), std::vector<Offset>{}) << "nothing of the transaction is left";
+  auto got = read_all();
+  EXPECT_TRUE(
+      std::none_of(got.begin(), got.end(), [](const ReadRecord& r) { return r.value == "t1"; }));
+}
+
+TEST_F(LogCompactionMarkersTest, AMarkerStaysDeleteRetentionAfterTheFirstCleaningThatCoveredIt) {
+  config_.delete_retention_ms = 60'000;
+  log_->set_config(config_);
+  txn_write(9, 0, {{"a", "aborted"}});
+  Offset abort = end_txn(9, false);
+  fill_and_clean();
+  fill_and_clean();
+  EXPECT_EQ(markers(), std::vector<Offset>{abort}) << "removed before delete.retention.ms";
+  clock_.advance_ms(60'000);
+  fill_and_clean();
+  EXPECT_EQ(markers(), std::vector<Offset>{});
+}
+
+TEST_F(LogCompactionMarkersTest, OpenTransactionsAndOtherProducersKeepTheirMarkers) {
+  // Producer 10 commits twice: its first transaction is superseded, its
+  // second is not; producer 11 aborts between them.
+  txn_write(10, 0, {{"k", "first"}});
+  Offset first = end_txn(10, true);
+  txn_write(11, 0, {{"j", "aborted"}});
+  Offset abort = end_txn(11, false);
+  txn_write(10, 1, {{"k", "second"}});
+  Offset second = end_txn(10, true);
+  fill_and_clean();
+  EXPECT_EQ(markers(), (std::vector<Offset>{abort, second})) << "the first commit's data is gone";
+  fill_and_clean();
+  EXPECT_EQ(markers(), std::vector<Offset>{second});
+  auto got = read_all();
+  EXPECT_TRUE(
+      std::any_of(got.begin(), got.end(), [](const ReadRecord& r) { return r.value == "second"; }));
+  (void)first;
+}
+
 TEST_F(LogCompactionTest, AFollowerTakesItsLeadersBatchesAcrossHoles) {
   BatchBuilder b({.base_offset = Offset(5), .leader_epoch = LeaderEpoch(1)});
   b.add({.key = "k", .value = "v", .timestamp = clock_.now_ms()});

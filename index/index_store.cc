@@ -640,6 +640,8 @@ Status IndexStore::install_cleaned(PartitionUid uid, const Cleaned& c) {
     wb.Put(time_cf_, slice(keys::time_key(uid, e.max_timestamp_before, e.offset)),
            slice(encode_time_value(e)));
   }
+  for (Offset marker : c.dropped_aborted)
+    wb.Delete(aborted_cf_, slice(aborted_key(uid, marker)));
   for (Offset base : c.removed_segments)
     wb.Delete(applied_cf_, slice(segment_meta_key(uid, base)));
   for (const auto& [base, meta] : c.segments)

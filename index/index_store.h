@@ -211,6 +211,8 @@ class IndexStore {
     std::vector<Offset> removed_segments;
     CompactionState state;
     std::vector<std::pair<uint64_t, Offset>> dropped_keys;
+    // Aborted transactions whose markers the cleaning removed (by marker offset).
+    std::vector<Offset> dropped_aborted;
   };
   Status install_cleaned(PartitionUid uid, const Cleaned& cleaned);
 

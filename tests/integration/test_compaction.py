@@ -20,6 +20,7 @@ from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 
 from harness import Broker
 from test_confluent import consumer, create_topic, produce_all, read_all
+from test_transactions import txn_producer
 
 TIMEOUT_S = 60
 STRATA = os.environ.get("STRATA_CLI", os.path.join(os.path.dirname(__file__), "../../build/tools/strata"))
@@ -174,6 +175,58 @@ class CompactionTest(unittest.TestCase):
         self.roll_until_cleaned(topic, data_end, produced)
         cleaned = cleaned_below(self.broker, topic, 0)
         self.check(self.read(topic), produced, cleaned)
+
+    def control_batches(self, topic):
+        """(base offset, records) of each control batch in the partition's files."""
+        r = subprocess.run([STRATA, "--json", "dump-log", os.path.join(self.broker.data_dir, topic + "-0")],
+                           capture_output=True, timeout=TIMEOUT_S)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [json.loads(line) for line in r.stdout.decode().splitlines()]
+        return [(b["base_offset"], b["records"]) for b in lines if b.get("type") == "batch" and b["control"]]
+
+    def test_transaction_markers_go_once_their_transactions_data_is_gone(self):
+        topic = "txn-changelog"
+        create_topic(self.broker, topic, 1, {
+            "cleanup.policy": "compact", "segment.bytes": "4096", "segment.ms": "300",
+            "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0"})
+        p = txn_producer(self.broker, "compacted-txn")
+        # A committed transaction whose keys are all rewritten later, an
+        # aborted one, and a committed one whose key stays.
+        for keys, commit in (([b"a", b"b"], True), ([b"a", b"c"], False), ([b"d"], True)):
+            p.begin_transaction()
+            for k in keys:
+                p.produce(topic, key=k, value=b"txn-" + k, partition=0)
+            # Written before the end (an abort purges what is still queued).
+            self.assertEqual(p.flush(TIMEOUT_S), 0)
+            if commit:
+                p.commit_transaction(TIMEOUT_S)
+            else:
+                p.abort_transaction(TIMEOUT_S)
+        # The coordinator writes the markers after it answers EndTxn.
+        deadline = time.monotonic() + TIMEOUT_S
+        while len(markers := [offset for offset, _ in self.control_batches(topic)]) < 3:
+            self.assertLess(time.monotonic(), deadline, "markers in the log: %s" % markers)
+            time.sleep(0.05)
+        self.assertEqual(len(markers), 3, markers)
+        produced = {}
+        for rep, k in zip(produce_all(self.broker, topic, [{"key": k, "value": b"plain-" + k, "partition": 0}
+                                                           for k in (b"a", b"b")]), (b"a", b"b")):
+            self.assertIsNone(rep.error)
+            produced[rep.offset] = (k, b"plain-" + k)
+        # Two cleanings past the markers: the first removes the aborted
+        # records, the next the markers with nothing of theirs left.
+        self.roll_until_cleaned(topic, max(produced) + 1, produced)
+        first = cleaned_below(self.broker, topic, 0)
+        self.roll_until_cleaned(topic, first + 1, produced)
+        self.assertEqual([o for o, _ in self.control_batches(topic)], [markers[2]],
+                         "only the marker of the transaction with data left stays")
+        # Both isolation levels read to the end, with the last value of every key.
+        for isolation in ("read_committed", "read_uncommitted"):
+            records = read_all(self.broker, [TopicPartition(topic, 0, OFFSET_BEGINNING)],
+                               conf={"isolation.level": isolation}, timeout=TIMEOUT_S)
+            last = {r.key: r.value for r in records}
+            self.assertEqual({k: last.get(k) for k in (b"a", b"b", b"c", b"d")},
+                             {b"a": b"plain-a", b"b": b"plain-b", b"c": None, b"d": b"txn-d"}, isolation)
 
     def test_committed_offsets_survive_the_compaction_of_consumer_offsets(self):
         create_topic(self.broker, "input", 3)
