@@ -13,16 +13,14 @@ namespace strata::server {
 namespace asio = boost::asio;
 
 Connection::Connection(Broker& broker, ShardState& shard, asio::ip::tcp::socket socket)
-    : broker_(broker), shard_(shard), socket_(std::move(socket)) {
+    : broker_(broker),
+      shard_(shard),
+      counted_(shard.count_connection()),
+      socket_(std::move(socket)) {
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
-  shard_.connection_opened();
-}
-
-Connection::~Connection() {
-  shard_.connection_closed();
 }
 
 void Connection::start() {

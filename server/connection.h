@@ -24,16 +24,15 @@
 
 #include "base/shared_bytes.h"
 #include "server/dispatch.h"
+#include "server/shard_state.h"
 
 namespace strata::server {
 
 class Broker;
-class ShardState;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(Broker& broker, ShardState& shard, boost::asio::ip::tcp::socket socket);
-  ~Connection();
 
   void start();
   // Stops reading new requests; closes once every started request was
@@ -57,7 +56,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void maybe_finish_drain();
 
   Broker& broker_;
-  ShardState& shard_;
+  ShardState& shard_;  // not used once the connection is being destroyed
+  ShardState::ConnectionCount counted_;
   boost::asio::ip::tcp::socket socket_;
   std::string peer_;
   std::array<std::byte, 4> size_buf_{};

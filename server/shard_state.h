@@ -75,9 +75,22 @@ class ShardState {
   void close_all(std::function<void(Status)> done);
 
   // Connections of this shard register themselves so shutdown can drain them.
-  size_t connection_count() const { return connections_; }
-  void connection_opened() { ++connections_; }
-  void connection_closed() { --connections_; }
+  // Counts a client connection while it lives. A connection may outlive
+  // this state: a handler still queued on a stopped shard holds it until
+  // the shard's io_context goes, after the states; the count it holds
+  // lives as long as it does.
+  class ConnectionCount {
+   public:
+    explicit ConnectionCount(std::shared_ptr<size_t> n) : n_(std::move(n)) { ++*n_; }
+    ~ConnectionCount() { --*n_; }
+    ConnectionCount(const ConnectionCount&) = delete;
+    ConnectionCount& operator=(const ConnectionCount&) = delete;
+
+   private:
+    std::shared_ptr<size_t> n_;
+  };
+  size_t connection_count() const { return *connections_; }
+  ConnectionCount count_connection() { return ConnectionCount(connections_); }
 
   // This shard's connection to broker `node_id`'s listener at host:port
   // (BrokerLink), opened again when the broker's address changed.
@@ -110,7 +123,7 @@ class ShardState {
   // serving from it where it leads.
   HostedViews<registry::SchemasStore> schema_views_;
   std::unique_ptr<registry::Registry> registry_;
-  size_t connections_ = 0;
+  std::shared_ptr<size_t> connections_ = std::make_shared<size_t>(0);
   std::unordered_map<int32_t, std::shared_ptr<BrokerLink>> links_;
 };
 
