@@ -184,10 +184,8 @@ class GroupCleaner {
       // transaction still in the log: its marker must stay too.
       BatchHeader h = read_batch_header(dropped_last->data());
       if (h.control()) {
-        if (!result_.removed_markers.empty() && result_.removed_markers.back() == h.base_offset) {
-          result_.removed_markers.pop_back();
-          --result_.stats.markers_removed;
-        }
+        // Only remove_marker drops a control batch: this one stays after all.
+        --result_.stats.markers_removed;
         if (!result_.removed_aborts.empty() && result_.removed_aborts.back() == h.base_offset) {
           result_.removed_aborts.pop_back();
         }
@@ -301,7 +299,6 @@ class GroupCleaner {
     int64_t seen_ms = plan_.state.first_seen_ms(h.base_offset, plan_.now_ms);
     if (seen_ms > plan_.now_ms - plan_.delete_retention_ms) return false;
     ++result_.stats.markers_removed;
-    result_.removed_markers.push_back(h.base_offset);
     if (!marker->commit) result_.removed_aborts.push_back(h.base_offset);
     return true;
   }

@@ -109,9 +109,8 @@ struct CleaningResult {
   std::vector<CleanedSegment> segments;
   // (key hash, offset) of each tombstone removed: its key-map entry goes.
   std::vector<std::pair<uint64_t, Offset>> removed_tombstones;
-  // The offsets of the transaction markers removed, and of those that were
-  // aborts (their aborted-transaction entries go).
-  std::vector<Offset> removed_markers;
+  // The offsets of the abort markers removed (their aborted-transaction
+  // entries go).
   std::vector<Offset> removed_aborts;
   CleaningStats stats;
 };

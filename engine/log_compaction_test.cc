@@ -444,7 +444,7 @@ TEST_F(LogCompactionMarkersTest, OpenTransactionsAndOtherProducersKeepTheirMarke
   // Producer 10 commits twice: its first transaction is superseded, its
   // second is not; producer 11 aborts between them.
   txn_write(10, 0, {{"k", "first"}});
-  Offset first = end_txn(10, true);
+  end_txn(10, true);
   txn_write(11, 0, {{"j", "aborted"}});
   Offset abort = end_txn(11, false);
   txn_write(10, 1, {{"k", "second"}});
@@ -456,7 +456,6 @@ TEST_F(LogCompactionMarkersTest, OpenTransactionsAndOtherProducersKeepTheirMarke
   auto got = read_all();
   EXPECT_TRUE(
       std::any_of(got.begin(), got.end(), [](const ReadRecord& r) { return r.value == "second"; }));
-  (void)first;
 }
 
 TEST_F(LogCompactionTest, AFollowerTakesItsLeadersBatchesAcrossHoles) {
