@@ -168,9 +168,8 @@ void Log::preallocate(Segment& active) {
 }
 
 namespace {
-// The page cache is given back in pieces of at least 4 MiB, page-aligned so
-// that no page straddles two drops (the kernel keeps partial pages).
-constexpr uint64_t kCacheDropChunk = 4 << 20;
+// Page cache drops are page-aligned, so that no page straddles two drops
+// (the kernel keeps partial pages).
 constexpr uint64_t kPageSize = 4096;
 }  // namespace
 
@@ -191,7 +190,8 @@ void Log::drop_cold_cache() {
     if (seg.size > 0 && seg.cache_dropped >= seg.size) break;  // so were the earlier ones
     auto [cold, whole] =
         cold_end(seg, std::max(seg.synced_size, seg.written_back), after, it == segments_.rbegin());
-    if (cold > seg.cache_dropped && (whole || cold - seg.cache_dropped >= kCacheDropChunk)) {
+    if (cold > seg.cache_dropped &&
+        (whole || cold - seg.cache_dropped >= options_.cache_drop_chunk_bytes)) {
       seg.file->drop_cache(seg.cache_dropped, cold - seg.cache_dropped,
                            [uid = options_.uid, keep_alive = it->second](Status st) {
                              // Only a hint: the pages stay cached if it failed.
@@ -216,7 +216,9 @@ void Log::write_back_cold() {
     if (seg.size > 0 && from >= seg.size) break;  // so were the earlier ones
     auto [cold, whole] = cold_end(seg, seg.size, after, it == segments_.rbegin());
     after += seg.size;
-    if (seg.writing_back || cold <= from || (!whole && cold - from < kCacheDropChunk)) continue;
+    if (seg.writing_back || cold <= from ||
+        (!whole && cold - from < options_.cache_drop_chunk_bytes))
+      continue;
     seg.writing_back = true;
     ++write_backs_in_flight_;
     seg.file->write_back(

@@ -57,6 +57,9 @@ struct LogOptions {
   // bytes this process wrote are dropped from it, so the log recycles its
   // own pages instead of growing the cache (0: leave it all to the kernel).
   uint64_t cache_window_bytes = 0;
+  // The page cache is given back (and, on topics not synced per write,
+  // written back) in pieces of at least this many bytes.
+  uint64_t cache_drop_chunk_bytes = 4 << 20;
   // producer.id.expiration.ms: an idempotent producer whose last batch here
   // is older than this is forgotten (expire_producers).
   int64_t producer_id_expiration_ms = 86'400'000;

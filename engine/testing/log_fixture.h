@@ -50,6 +50,7 @@ class LogFixture : public ::testing::Test {
     o.io = &loop_.io();
     o.clean_start = clean_start;
     o.cache_window_bytes = cache_window_bytes_;
+    o.cache_drop_chunk_bytes = cache_drop_chunk_bytes_;
     o.on_storage_error = [this](const Error& e) { storage_errors_.push_back(e.to_string()); };
     auto log = Log::open(o);
     if (!log) return std::move(log).error();
@@ -170,6 +171,7 @@ class LogFixture : public ::testing::Test {
   ManualClock clock_;
   TopicConfig config_;
   uint64_t cache_window_bytes_ = 0;
+  uint64_t cache_drop_chunk_bytes_ = 4 << 20;
   PartitionUid uid_{7};
   std::unique_ptr<index::IndexStore> index_;
   std::unique_ptr<Log> log_;
