@@ -479,14 +479,18 @@ TEST_F(LogTest, TheActiveSegmentsBlocksAreReservedAheadOnceItHoldsAMegabyte) {
   EXPECT_EQ(log_->log_end_offset(), end + 2);
 }
 
+// The page-cache tests run at an eighth of the production sizes (a 6 MiB
+// window, 4 MiB drop chunks, 1000-byte values), to keep the bytes through
+// the sanitizer builds few.
+constexpr uint64_t kCacheWindow = 768 << 10;
+constexpr uint64_t kCacheChunk = 512 << 10;  // the log drops at least this much at a time
+constexpr uint64_t kCacheDroppedAtLeast = (uint64_t{10} << 20) / 8;
+constexpr size_t kCacheValueBytes = 125;
+
 TEST_F(LogTest, DurableBytesBehindTheCacheWindowLeaveThePageCacheAndStayReadable) {
-  // The production sizes scaled down by 8 (a 4 MiB chunk, a 6 MiB window),
-  // to keep the bytes through the sanitizer builds few.
-  constexpr uint64_t kWindow = 768 << 10;
-  constexpr uint64_t kChunk = 512 << 10;  // the log drops at least this much at a time
   config_.segment_bytes = 1 << 20;
-  cache_window_bytes_ = kWindow;
-  cache_drop_chunk_bytes_ = kChunk;
+  cache_window_bytes_ = kCacheWindow;
+  cache_drop_chunk_bytes_ = kCacheChunk;
   ASSERT_TRUE(open_log().ok());
   // What each segment file has had dropped, checked against what was
   // durable when the drop was asked for.
@@ -505,26 +509,24 @@ TEST_F(LogTest, DurableBytesBehindTheCacheWindowLeaveThePageCacheAndStayReadable
     return total;
   };
   for (int i = 0; i < 220; ++i) {
-    ASSERT_TRUE(append(make_batch(100, 125, [](int r) { return 1000 + r; })).ok());
+    ASSERT_TRUE(append(make_batch(100, kCacheValueBytes, [](int r) { return 1000 + r; })).ok());
     ASSERT_TRUE(flush().ok());
     uint64_t size = log_->size_bytes();
-    uint64_t cold = size > kWindow ? size - kWindow : 0;
+    uint64_t cold = size > kCacheWindow ? size - kCacheWindow : 0;
     uint64_t total = dropped();
     EXPECT_LE(total, cold) << "nothing within the window of the end is dropped";
-    EXPECT_GE(total + kChunk + 4096, cold) << "everything older is, a chunk at a time";
+    EXPECT_GE(total + kCacheChunk + 4096, cold) << "everything older is, a chunk at a time";
   }
   EXPECT_GT(log_->segment_count(), 2u);
-  EXPECT_GT(dropped(), uint64_t{10} << 17);
+  EXPECT_GT(dropped(), kCacheDroppedAtLeast);
   expect_reads_match_model(1 << 20);
 }
 
 TEST_F(LogTest, UnsyncedTopicsWriteBackTheBytesBehindTheCacheWindowAndDropThem) {
-  constexpr uint64_t kWindow = 768 << 10;
-  constexpr uint64_t kChunk = 512 << 10;
   config_.segment_bytes = 2 << 20;               // the active segment leaves the window too
   config_.durability = Durability::kReplicated;  // nothing synced but at rolls
-  cache_window_bytes_ = kWindow;
-  cache_drop_chunk_bytes_ = kChunk;
+  cache_window_bytes_ = kCacheWindow;
+  cache_drop_chunk_bytes_ = kCacheChunk;
   ASSERT_TRUE(open_log().ok());
   bool beyond_synced = false;
   auto dropped = [&] {
@@ -543,15 +545,15 @@ TEST_F(LogTest, UnsyncedTopicsWriteBackTheBytesBehindTheCacheWindowAndDropThem) 
     return total;
   };
   for (int i = 0; i < 220; ++i) {
-    ASSERT_TRUE(append(make_batch(100, 125, [](int r) { return 1000 + r; })).ok());
+    ASSERT_TRUE(append(make_batch(100, kCacheValueBytes, [](int r) { return 1000 + r; })).ok());
     uint64_t size = log_->size_bytes();
-    uint64_t cold = size > kWindow ? size - kWindow : 0;
+    uint64_t cold = size > kCacheWindow ? size - kCacheWindow : 0;
     // The write-backs run in the background; the loop runs out of work
     // (and the test fails) if none was started.
-    loop_.run_until([&] { return dropped() + kChunk + 4096 >= cold; });
+    loop_.run_until([&] { return dropped() + kCacheChunk + 4096 >= cold; });
     EXPECT_LE(dropped(), cold) << "nothing within the window of the end is dropped";
   }
-  EXPECT_GT(dropped(), uint64_t{10} << 17);
+  EXPECT_GT(dropped(), kCacheDroppedAtLeast);
   EXPECT_TRUE(beyond_synced) << "some bytes left the cache written back, unsynced";
   // Written back is not durable: a power cut loses what was not synced.
   EXPECT_LT(fs_.synced_size(log_dir() / segment_file_name(segment_bases_on_disk().back())),
@@ -562,11 +564,11 @@ TEST_F(LogTest, UnsyncedTopicsWriteBackTheBytesBehindTheCacheWindowAndDropThem) 
 TEST_F(LogTest, BytesWrittenDuringASyncStayInThePageCacheUntilSynced) {
   config_.segment_bytes = 8 << 20;
   cache_window_bytes_ = 4096;  // everything durable but the last page goes
-  cache_drop_chunk_bytes_ = 512 << 10;
+  cache_drop_chunk_bytes_ = kCacheChunk;
   ASSERT_TRUE(open_log().ok());
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 50; ++i)
-      ASSERT_TRUE(append(make_batch(100, 125, [](int r) { return 1000 + r; })).ok());
+      ASSERT_TRUE(append(make_batch(100, kCacheValueBytes, [](int r) { return 1000 + r; })).ok());
     // The sync covers what was committed when it started; the batches
     // appended behind it are written while it runs, and are usually
     // committed before it completes, unsynced and far outside the window.
@@ -574,7 +576,8 @@ TEST_F(LogTest, BytesWrittenDuringASyncStayInThePageCacheUntilSynced) {
     log_->flush([&](Status st) { flushed = std::move(st); });
     std::vector<std::optional<Result<AppendResult>>> later(50);
     for (auto& r : later)
-      ASSERT_TRUE(append_async(make_batch(100, 125, [](int r) { return 1000 + r; }), &r).ok());
+      ASSERT_TRUE(
+          append_async(make_batch(100, kCacheValueBytes, [](int r) { return 1000 + r; }), &r).ok());
     loop_.run_until([&] {
       return flushed && std::all_of(later.begin(), later.end(), [](auto& r) { return r; });
     });

@@ -171,7 +171,7 @@ class LogFixture : public ::testing::Test {
   ManualClock clock_;
   TopicConfig config_;
   uint64_t cache_window_bytes_ = 0;
-  uint64_t cache_drop_chunk_bytes_ = 4 << 20;
+  uint64_t cache_drop_chunk_bytes_ = LogOptions{}.cache_drop_chunk_bytes;
   PartitionUid uid_{7};
   std::unique_ptr<index::IndexStore> index_;
   std::unique_ptr<Log> log_;
