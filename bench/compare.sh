@@ -4,14 +4,19 @@
 #
 #   1. mission      1 KiB at 100k msg/s for 60 s, 16 partitions, 3 groups
 #   2. max-produce  1 KiB as fast as possible, acks=1 and acks=all
-#   3. latency      1 KiB at 10k msg/s, acks=all, one group
+#   3. latency      1 KiB at 10k and at 50k msg/s, acks=all, one group
 #
-# Systems, each started fresh on loopback with its data in a temp dir:
+# Systems, each started fresh on loopback with its data in a temp dir, run
+# interleaved (each workload on every system in turn):
 #   strata        strata-broker (topics durability=fsync: acks=all waits for fdatasync)
 #   strata-replicated  the same with durability=replicated (acks=all answered
 #                 once in-sync replicas have it, no fdatasync: Kafka's own
-#                 contract, and closer to what redis-aof and nats promise);
-#                 latency workload only
+#                 contract, and closer to what redis-aof and nats promise)
+#   kafka         Apache Kafka 4.x in KRaft mode, one combined node
+#                 (bench/kafka.sh), its default durability (the page cache):
+#                 the pair of strata-replicated
+#   kafka-flush   the same with log.flush.interval.messages=1 (every append
+#                 fsynced before the acknowledgement): the pair of strata
 #   redis-aof     redis-server, appendonly yes, appendfsync everysec
 #   redis-memory  redis-server without persistence
 #   nats          nats-server with JetStream file storage
@@ -34,15 +39,20 @@ cmake --build build -j"${STRATA_JOBS:-2}" --target strata-broker strata-bench >/
 
 bench=$root/build/bench/strata_bench/strata-bench
 broker=$root/build/server/strata-broker
-systems=${SYSTEMS:-strata strata-replicated redis-aof redis-memory nats}
+systems=${SYSTEMS:-strata strata-replicated kafka kafka-flush redis-aof redis-memory nats}
 work=$(mktemp -d /var/tmp/strata-compare-XXXXXX)
 mkdir -p bench/results
 out=${OUT:-$root/bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
 : > "$out"
 server_pid=
 server_dir=
+server_is_kafka=
 cleanup() {
-  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  if [ -n "$server_is_kafka" ]; then
+    KAFKA_DIR="$server_dir/kafka" bench/kafka.sh down >/dev/null 2>&1 || true
+  elif [ -n "$server_pid" ]; then
+    kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -87,6 +97,17 @@ start_system() {
       redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
         > "$dir/log" 2>&1 &
       driver=redis-streams url="redis://127.0.0.1:$port" ;;
+    kafka | kafka-flush)
+      # bench/kafka.sh picks its own address (127.0.0.31:9092) and waits
+      # until the broker answers; the watched process is its JVM.
+      local flags=()
+      [ "$name" = kafka-flush ] && flags=(--flush)
+      server_is_kafka=1
+      url=$(KAFKA_DIR="$dir/kafka" bench/kafka.sh up "${flags[@]}" 2>"$dir/kafka-up.log" |
+        tail -n 1 | sed 's/^bootstrap.servers=//')
+      server_pid=$(cat "$dir/kafka/node-1.pid")
+      driver=kafka
+      return ;;
     nats)
       nats-server -js -a 127.0.0.1 -p "$port" -sd "$dir" > "$dir/log" 2>&1 &
       driver=nats-jetstream url="nats://127.0.0.1:$port" ;;
@@ -99,8 +120,13 @@ start_system() {
 # tens of GB from a throughput run would otherwise stall the next run's
 # fdatasyncs), then empties the page cache so every run starts alike.
 stop_system() {
-  kill -TERM "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
+  if [ -n "$server_is_kafka" ]; then
+    KAFKA_DIR="$server_dir/kafka" bench/kafka.sh down >/dev/null
+    server_is_kafka=
+  else
+    kill -TERM "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
   server_pid=
   if [ -n "$server_dir" ]; then
     rm -rf "$server_dir"
@@ -152,12 +178,11 @@ print(int(b.group(1))/float(m.group(1))/1e6)' "$dd_out")
 run_all() {
   local system
   for system in $systems; do
-    # strata-replicated exists for the latency comparison only.
-    [ "$system" = strata-replicated ] && [ "$1" != latency ] && continue
     start_system "$system"; run "$system" "$@"; stop_system
   done
 }
 run_all latency
+run_all latency --rate 50000
 run_all mission
 run_all max-produce --acks 1
 run_all max-produce --acks all
@@ -166,7 +191,8 @@ machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, \
 $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), \
 $(. /etc/os-release; echo "$PRETTY_NAME"), kernel $(uname -r), \
 data on $(df -T "$work" | awk 'NR==2 {print $2}')"
-versions="strata $(git rev-parse --short HEAD), $(redis-server --version | awk '{print $1, $3}'), \
+versions="strata $(git rev-parse --short HEAD), Apache Kafka $(bench/fetch_kafka.sh | tail -n 1 | xargs -I{} cat {}/VERSION) \
+on $(java -version 2>&1 | head -n 1 | sed 's/"//g'), $(redis-server --version | awk '{print $1, $3}'), \
 nats-server $(nats-server --version | awk '{print $2}'), librdkafka $(pkg-config --modversion rdkafka), \
 hiredis $(pkg-config --modversion hiredis), libnats $(pkg-config --modversion libnats)"
 

@@ -1,34 +1,58 @@
 #!/usr/bin/env bash
-# Replication side by side on one 3-broker cluster (scripts/cluster.sh:
-# etcd + 3 brokers on loopback, one core each), in one run:
-#   RF 1 acks=1, RF 3 acks=1, RF 3 acks=all on durability=fsync and on
-#   durability=replicated (min.insync.replicas=2),
+# Replication side by side on three brokers on loopback, Strata
+# (scripts/cluster.sh: etcd + 3 brokers, one core each) and Apache Kafka 4.x
+# (bench/kafka.sh: 3 KRaft nodes, each broker and controller), interleaved
+# in one run, each run on a freshly started cluster with fresh data:
+#   RF 1 acks=1, RF 3 acks=1, RF 3 acks=all on durability=fsync (Kafka:
+#   log.flush.interval.messages=1) and on durability=replicated (Kafka's
+#   default), min.insync.replicas=2,
 # first as fast as one producer goes (throughput), then at a fixed 10k msg/s
 # (publish and end-to-end latency), 1 KiB messages, one group reading along.
 # Then the seed workload (the mission: 100k msg/s, three groups) on RF 3,
-# acks=all. Every run watches the three brokers' CPU and memory
-# (strata-bench --watch-pid), from which the table's CPU seconds per GB come.
+# acks=all, durability=replicated against Kafka's default. Every run watches
+# the three brokers' CPU and memory (strata-bench --watch-pid), from which
+# the table's CPU seconds per GB come.
 #
 #   bench/replication_bench.sh [build-dir] [strata-bench args...]
-#   DURATION=20 bench/replication_bench.sh build
+#   DURATION=20 SYSTEMS="strata kafka" MODES="max 10k" SEED=1 bench/replication_bench.sh build
 #
 # Results: bench/results/replication-<UTC time>/runs.jsonl (one JSON line per
-# run) and table.txt.
+# run, its "name" prefixed with the system) and table.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 shift $(( $# >= 1 ? 1 : 0 ))
 out="bench/results/replication-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
-export STRATA_CLUSTER_DIR
-STRATA_CLUSTER_DIR=$(mktemp -d /tmp/strata-replication-bench-XXXXXX)
+systems=${SYSTEMS:-strata kafka}
+export STRATA_CLUSTER_DIR KAFKA_DIR
+work=$(mktemp -d /var/tmp/strata-replication-bench-XXXXXX)
+STRATA_CLUSTER_DIR=$work/strata
+KAFKA_DIR=$work/kafka
 export BROKERS=3 STRATA_BROKER="$build/server/strata-broker" STRATA_CLI="$build/tools/strata"
 export STRATA_BROKER_ARGS="--cores 1 ${BROKER_ARGS:-}"
-trap 'scripts/cluster.sh down >/dev/null 2>&1 || true; rm -rf "$STRATA_CLUSTER_DIR"' EXIT
-sync  # start from a quiet disk
-bootstrap=$(scripts/cluster.sh up | tail -n 1 | sed 's/^bootstrap.servers=//')
-watch=()
-for n in 1 2 3; do watch+=(--watch-pid "$(cat "$STRATA_CLUSTER_DIR/broker-$n.pid")"); done
+down() {
+  scripts/cluster.sh down >/dev/null 2>&1 || true
+  bench/kafka.sh down >/dev/null 2>&1 || true
+  rm -rf "$STRATA_CLUSTER_DIR" "$KAFKA_DIR"
+}
+trap 'down; rm -rf "$work"' EXIT
+
+# up SYSTEM [--flush]: a fresh cluster; sets bootstrap and watch.
+up() {
+  down
+  sync  # start from a quiet disk
+  watch=()
+  local n
+  if [ "$1" = strata ]; then
+    bootstrap=$(scripts/cluster.sh up | tail -n 1 | sed 's/^bootstrap.servers=//')
+    for n in 1 2 3; do watch+=(--watch-pid "$(cat "$STRATA_CLUSTER_DIR/broker-$n.pid")"); done
+  else
+    shift
+    bootstrap=$(bench/kafka.sh up --brokers 3 "$@" | tail -n 1 | sed 's/^bootstrap.servers=//')
+    for n in 1 2 3; do watch+=(--watch-pid "$(cat "$KAFKA_DIR/node-$n.pid")"); done
+  fi
+}
 
 duration=${DURATION:-20}
 run() {
@@ -39,26 +63,48 @@ run() {
     --groups 1 --consumers-per-group 1 --warmup 5 --duration "$duration" --drain-timeout 60 \
     "${watch[@]}" --json-out "$out/runs.jsonl" "$@" | tail -n 12
 }
+# name | strata-bench args | Strata's topic durability | Kafka's bench/kafka.sh flag
 configs=(
-  "rf1-acks1 --replication-factor 1 --acks 1"
-  "rf3-acks1 --replication-factor 3 --acks 1 -D topic.min.insync.replicas=2"
-  "rf3-all-fsync --replication-factor 3 --acks all -D topic.min.insync.replicas=2"
-  "rf3-all-replicated --replication-factor 3 --acks all -D topic.min.insync.replicas=2 -D topic.durability=replicated"
+  "rf1-acks1|--replication-factor 1 --acks 1||"
+  "rf3-acks1|--replication-factor 3 --acks 1 -D topic.min.insync.replicas=2||"
+  "rf3-all-fsync|--replication-factor 3 --acks all -D topic.min.insync.replicas=2|fsync|--flush"
+  "rf3-all-replicated|--replication-factor 3 --acks all -D topic.min.insync.replicas=2|replicated|"
 )
-for mode in max 10k; do
+for mode in ${MODES:-max 10k}; do
   for c in "${configs[@]}"; do
-    read -r -a args <<<"$c"
-    name="${args[0]}-$mode"
+    IFS='|' read -r cname cargs durability kflag <<<"$c"
+    read -r -a args <<<"$cargs"
     if [ "$mode" = max ]; then rate=0; else rate=10000; fi
-    run "$name" "${args[@]:1}" --rate "$rate" --linger-ms 1 "$@"
+    for system in $systems; do
+      extra=()
+      if [ "$system" = strata ]; then
+        up strata
+        [ -n "$durability" ] && extra=(-D "topic.durability=$durability")
+      else
+        # shellcheck disable=SC2086
+        up kafka $kflag
+      fi
+      run "$system-$cname-$mode" "${args[@]}" "${extra[@]}" --rate "$rate" --linger-ms 1 "$@"
+    done
   done
 done
 # The seed workload (bench/workloads/mission.yaml: 100k msg/s of 1 KiB into 16
 # partitions, three groups) on RF 3 with acks=all, unless SEED=0.
 if [ "${SEED:-1}" = 1 ]; then
-  "$build/bench/strata_bench/strata-bench" --driver kafka --url "$bootstrap" --quiet \
-    --workload bench/workloads/mission.yaml --name mission-rf3-all --topic-prefix mission-rf3 \
-    --replication-factor 3 --acks all -D topic.min.insync.replicas=2 \
-    "${watch[@]}" --json-out "$out/runs.jsonl" "$@" | tail -n 12
+  for system in $systems; do
+    extra=()
+    if [ "$system" = strata ]; then
+      up strata
+      extra=(-D topic.durability=replicated)
+    else
+      up kafka
+    fi
+    "$build/bench/strata_bench/strata-bench" --driver kafka --url "$bootstrap" --quiet \
+      --workload bench/workloads/mission.yaml --name "$system-mission-rf3-all" \
+      --topic-prefix mission-rf3 --replication-factor 3 --acks all \
+      -D topic.min.insync.replicas=2 "${extra[@]}" "${watch[@]}" --json-out "$out/runs.jsonl" "$@" |
+      tail -n 12
+  done
 fi
+down
 /usr/bin/python3 bench/replication_table.py "$out/runs.jsonl" | tee "$out/table.txt"

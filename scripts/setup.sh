@@ -5,7 +5,9 @@
 # strata-bench drivers are tested against, the etcd server the etcd
 # metadata store is tested against); with --cluster the etcd server a
 # cluster (scripts/cluster.sh) runs on; with --bench what the comparison in
-# bench/compare.sh needs on top. Safe to run again.
+# bench/compare.sh needs on top, Apache Kafka's newest 4.x broker among it
+# (bench/fetch_kafka.sh: into a cache outside the repository). Safe to run
+# again.
 #
 #   scripts/setup.sh            # build dependencies
 #   scripts/setup.sh --cluster  # and etcd-server
@@ -67,8 +69,9 @@ if [ "$with_cluster" = 1 ]; then
 fi
 
 if [ "$with_bench" = 1 ]; then
-  # the machine's limits (loopback TCP, disk), a profiler, and the timeline plots
-  packages+=(iperf3 linux-perf coreutils python3-matplotlib)
+  # the machine's limits (loopback TCP, disk), a profiler, the timeline
+  # plots, and Java and Maven for Apache Kafka (bench/kafka.sh)
+  packages+=(iperf3 linux-perf coreutils python3-matplotlib default-jre-headless maven)
 fi
 
 export DEBIAN_FRONTEND=noninteractive
@@ -83,4 +86,8 @@ fi
 
 if [ "$with_tests" = 1 ] && [ -f tests/integration/kafkajs/package-lock.json ]; then
   (cd tests/integration/kafkajs && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if [ "$with_bench" = 1 ]; then
+  bench/fetch_kafka.sh >/dev/null
 fi
