@@ -318,7 +318,8 @@ Status TopicCatalog::delete_topic(const std::string& name) {
   return ok_status();
 }
 
-Status TopicCatalog::add_partitions(const std::string& name, int32_t total, bool validate_only) {
+Status TopicCatalog::add_partitions(const std::string& name, int32_t total, bool validate_only,
+                                    const std::vector<std::vector<int32_t>>& assignments) {
   STRATA_ASSIGN_OR_RETURN(auto existing, find(name));
   if (total <= existing->partitions) {
     return Error(
@@ -331,9 +332,15 @@ Status TopicCatalog::add_partitions(const std::string& name, int32_t total, bool
                  fmt::format("number of partitions must be at most {}", kMaxPartitions));
   }
   auto snap = snapshot();
-  STRATA_ASSIGN_OR_RETURN(
-      auto added, place_partitions(snap->brokers, all_states(*snap), total - existing->partitions,
-                                   existing->replication_factor));
+  std::vector<PartitionState> added;
+  if (assignments.empty()) {
+    STRATA_ASSIGN_OR_RETURN(
+        added, place_partitions(snap->brokers, all_states(*snap), total - existing->partitions,
+                                existing->replication_factor));
+  } else {
+    for (const auto& replicas : assignments)
+      added.push_back(PartitionState{replicas, replicas.front(), 0, replicas, 0});
+  }
   if (validate_only) return ok_status();
   TopicInfo t = *existing;
   t.partitions = total;

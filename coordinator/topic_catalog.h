@@ -75,8 +75,11 @@ class TopicCatalog {
       const std::map<std::string, std::string>& configs, bool validate_only, bool internal = false,
       const std::vector<std::vector<int32_t>>& assignments = {});
   Status delete_topic(const std::string& name);
-  // Raises the partition count to `total` (it can only grow).
-  Status add_partitions(const std::string& name, int32_t total, bool validate_only);
+  // Raises the partition count to `total` (it can only grow). `assignments`
+  // (one replica list per new partition, the preferred leader first)
+  // replaces placement; the caller checked them.
+  Status add_partitions(const std::string& name, int32_t total, bool validate_only,
+                        const std::vector<std::vector<int32_t>>& assignments = {});
   // Replaces the topic's config overrides with `configs`.
   Status set_configs(const std::string& name, const std::map<std::string, std::string>& configs,
                      bool validate_only);

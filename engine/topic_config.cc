@@ -98,7 +98,9 @@ Setting throttled_replicas(std::string_view name, std::string_view doc,
   };
 }
 
-// Kafka versions as message.format.version takes them: 0.8.0, 2.8, 3.0-IV1.
+// Kafka versions as message.format.version takes them: 0.8.0, 2.8, 3.0-IV1,
+// and longer forms (0.10.0.0, 2.8.0), which Kafka reads by their first
+// three parts (0.x) or two (later).
 bool is_kafka_version(std::string_view v) {
   auto dash = v.find('-');
   std::string_view numbers = v.substr(0, dash);
@@ -122,7 +124,7 @@ bool is_kafka_version(std::string_view v) {
       return false;
     }
   }
-  return digit_before && (dots == 1 || dots == 2) && numbers.front() <= '3';
+  return digit_before && dots >= 1 && numbers.front() <= '3';
 }
 
 const std::vector<Setting>& settings() {
@@ -192,12 +194,14 @@ const std::vector<Setting>& settings() {
               "with durability=replicated, flush when the oldest unflushed append is this old",
               &TopicConfig::flush_ms, 0),
       throttled_replicas("follower.replication.throttled.replicas",
-                         "replicas throttled on the follower side (stored; no replication yet)",
+                         "replicas Kafka throttles on the follower side (stored and shown; Strata "
+                         "does not throttle replication)",
                          &TopicConfig::follower_replication_throttled_replicas),
       integer("index.interval.bytes", "int", "bytes appended between two index entries",
               &TopicConfig::index_interval_bytes, 0),
       throttled_replicas("leader.replication.throttled.replicas",
-                         "replicas throttled on the leader side (stored; no replication yet)",
+                         "replicas Kafka throttles on the leader side (stored and shown; Strata "
+                         "does not throttle replication)",
                          &TopicConfig::leader_replication_throttled_replicas),
       integer("max.compaction.lag.ms", "long",
               "longest a record may stay uncompacted: its log is cleaned whatever its dirty ratio",
@@ -242,7 +246,8 @@ const std::vector<Setting>& settings() {
       integer("min.compaction.lag.ms", "long", "shortest time a record stays uncompacted",
               &TopicConfig::min_compaction_lag_ms, 0),
       integer("min.insync.replicas", "int",
-              "replicas that must hold an acks=all batch (stored; no replication yet)",
+              "in-sync replicas (the leader included) an acks=all batch needs: with fewer in the "
+              "ISR the produce is refused with NOT_ENOUGH_REPLICAS",
               &TopicConfig::min_insync_replicas, 1),
       boolean("preallocate", "whether segment files are preallocated (stored; not done)",
               &TopicConfig::preallocate),

@@ -123,8 +123,10 @@ TEST(TopicConfig, DeprecatedConfigsAreAcceptedAndChangeNothingElse) {
   EXPECT_TRUE(find_topic_config("message.format.version")->deprecated);
   EXPECT_TRUE(find_topic_config("message.downconversion.enable")->deprecated);
   EXPECT_FALSE(find_topic_config("retention.ms")->deprecated);
-  for (const char* v : {"2.8", "3.0-IV1", "0.8.0", "3.7"})
+  for (const char* v : {"2.8", "3.0-IV1", "0.8.0", "3.7", "0.10.0.0", "0.11.0.0", "2.8.0"})
     EXPECT_TRUE(TopicConfig::from_map({{"message.format.version", v}}).ok()) << v;
+  for (const char* v : {"4.0", "0.10.", "0..10", "x", "2"})
+    EXPECT_FALSE(TopicConfig::from_map({{"message.format.version", v}}).ok()) << v;
 }
 
 TEST(TopicConfig, TieredStorageConfigsAreRefusedSayingWhy) {

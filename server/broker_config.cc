@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -162,7 +163,10 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "num.partitions") {
     STRATA_ASSIGN_OR_RETURN(num_partitions, parse_int<int32_t>(key, value, 1, 100000));
   } else if (key == "default.replication.factor") {
-    STRATA_ASSIGN_OR_RETURN(default_replication_factor, parse_int<int16_t>(key, value, 1, 1));
+    // Checked against the live brokers when a topic is created, as in Kafka: a
+    // topic with more replicas than live brokers gets INVALID_REPLICATION_FACTOR.
+    STRATA_ASSIGN_OR_RETURN(default_replication_factor,
+                            parse_int<int16_t>(key, value, 1, std::numeric_limits<int16_t>::max()));
   } else if (key == "socket.request.max.bytes") {
     STRATA_ASSIGN_OR_RETURN(socket_request_max_bytes,
                             parse_int<int64_t>(key, value, 1024, 1LL << 30));

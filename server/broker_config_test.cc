@@ -128,6 +128,19 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
   }
 }
 
+TEST(BrokerConfig, TheDefaultReplicationFactorIsAnyPositiveCountAsInKafka) {
+  EXPECT_EQ(parse({}).value()->default_replication_factor, 1);
+  auto three = parse({"--set", "default.replication.factor=3"}).value().value();
+  EXPECT_EQ(three.default_replication_factor, 3);
+  EXPECT_EQ(three.describe().at("default.replication.factor"), "3");
+  for (const char* bad : {"0", "-1", "40000", "three"}) {
+    auto r = parse({"--set", std::string("default.replication.factor=") + bad});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message().find("default.replication.factor"), std::string::npos)
+        << r.error().message();
+  }
+}
+
 TEST(BrokerConfig, FollowersFetchWithKafkasDefaultsUnlessTold) {
   auto defaults = parse({});
   ASSERT_TRUE(defaults.ok()) << defaults.error().message();

@@ -1,8 +1,9 @@
-// strata cluster: brokers, controller, cluster id, and the API versions the
-// bootstrap broker serves.
+// strata cluster: brokers, the active controller, cluster id, and the API
+// versions the bootstrap broker serves.
 #include <fmt/format.h>
 
 #include "server/kafka/messages/api_versions.h"
+#include "server/kafka/messages/describe_cluster.h"
 #include "tools/commands.h"
 #include "tools/output.h"
 #include "tools/wire.h"
@@ -27,10 +28,25 @@ Result<std::vector<std::array<int16_t, 3>>> api_versions(const Globals& g) {
   return out;
 }
 
+// The active controller, from DescribeCluster: Metadata names the broker
+// that answers (any broker relays the controller's requests).
+Result<int32_t> active_controller(const Globals& g) {
+  std::string hostport = g.bootstrap.substr(0, g.bootstrap.find(','));
+  STRATA_ASSIGN_OR_RETURN(auto resp,
+                          (wire_call<kafka::DescribeClusterRequest, kafka::DescribeClusterResponse>(
+                              g, hostport, kafka::DescribeClusterRequest{}, 0)));
+  if (resp.error_code != 0) {
+    return Error(Errc::kIoError,
+                 fmt::format("DescribeCluster from {}: error {}", hostport, resp.error_code));
+  }
+  return resp.controller_id;
+}
+
 Status cluster(const Globals& g) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_ASSIGN_OR_RETURN(auto md, k->metadata());
   STRATA_ASSIGN_OR_RETURN(auto apis, api_versions(g));
+  STRATA_ASSIGN_OR_RETURN(md.controller, active_controller(g));
   if (g.json) {
     nlohmann::json brokers = nlohmann::json::array();
     for (const auto& b : md.brokers)

@@ -49,11 +49,21 @@ kafka::MetadataResponse::Topic describe_topic(const coordinator::ClusterSnapshot
   return out;
 }
 
-void fill_brokers(const coordinator::ClusterSnapshot& snap, kafka::MetadataResponse& resp) {
-  for (const auto& b : snap.brokers)
+// Metadata names the answering broker as the controller whenever it is a
+// registered broker, as a KRaft Kafka broker names a live broker rather
+// than its controller: every broker relays the controller's requests
+// (controller_forward.h), and a client sent to a controller that just died
+// would wait for it until its registration lapsed. DescribeCluster (and so
+// `strata cluster`) names the active controller.
+void fill_brokers(const coordinator::ClusterSnapshot& snap, int32_t self,
+                  kafka::MetadataResponse& resp) {
+  bool self_registered = false;
+  for (const auto& b : snap.brokers) {
     resp.brokers.push_back({b.node_id, b.host, b.port, b.rack});
+    self_registered |= b.node_id == self;
+  }
   resp.cluster_id = snap.cluster_id;
-  resp.controller_id = snap.controller_id;
+  resp.controller_id = self_registered ? self : snap.controller_id;
 }
 
 }  // namespace
@@ -77,7 +87,7 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
   auto finish = [&broker, all, with_ops, v, req, out]() {
     auto snap = broker.snapshot();
     kafka::MetadataResponse resp;
-    fill_brokers(*snap, resp);
+    fill_brokers(*snap, broker.config().node_id, resp);
     if (req.include_cluster_authorized_operations)
       resp.cluster_authorized_operations = kClusterOperations;
     if (all) {

@@ -84,6 +84,32 @@ class AnswerOnce : public std::enable_shared_from_this<AnswerOnce<Response>> {
   bool sent_ = false;
 };
 
+// Kafka answers a topic named more than once in one request once, with
+// INVALID_REQUEST, and acts on none of its entries: clients match answers
+// by name (librdkafka's admin client refuses an answer naming a topic
+// twice). `answered` keeps the keys already in the response.
+constexpr const char* kDuplicateTopic = "Duplicate topic name.";
+
+template <typename Key>
+bool answered_before(std::set<Key>& answered, const Key& key) {
+  return !answered.insert(key).second;
+}
+
+std::set<int32_t> live_brokers(Broker& broker) {
+  std::set<int32_t> live;
+  for (const auto& b : broker.snapshot()->brokers)
+    live.insert(b.node_id);
+  return live;
+}
+
+// Whether an explicit assignment names `rf` distinct brokers, all live.
+bool valid_replicas(const std::vector<int32_t>& replicas, size_t rf,
+                    const std::set<int32_t>& live) {
+  std::set<int32_t> distinct(replicas.begin(), replicas.end());
+  return replicas.size() == rf && distinct.size() == rf &&
+         std::includes(live.begin(), live.end(), distinct.begin(), distinct.end());
+}
+
 }  // namespace
 
 void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
@@ -107,7 +133,9 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
   answer->arm(req.timeout_ms, [topics, timeout = req.timeout_ms] {
     kafka::CreateTopicsResponse resp;
     auto o = timed_out(timeout);
+    std::set<std::string> answered;
     for (const auto& t : *topics) {
+      if (answered_before(answered, t.name)) continue;
       auto& rt = resp.topics.emplace_back();
       rt.name = t.name;
       rt.error_code = kafka::code(o.error);
@@ -122,7 +150,7 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
           const auto& t = (*topics)[i];
           auto& o = (*outcomes)[i];
           if (seen.at(t.name) > 1) {
-            o = Outcome{ErrorCode::kInvalidRequest, "topic named more than once in the request"};
+            o = Outcome{ErrorCode::kInvalidRequest, kDuplicateTopic};
             continue;
           }
           int32_t partitions = t.num_partitions == -1 ? cfg.num_partitions : t.num_partitions;
@@ -137,17 +165,12 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
             }
             partitions = static_cast<int32_t>(t.assignments.size());
             rf = static_cast<int16_t>(t.assignments.front().broker_ids.size());
-            std::set<int32_t> live;
-            for (const auto& b : broker.snapshot()->brokers)
-              live.insert(b.node_id);
-            bool good = true;
+            auto live = live_brokers(broker);
+            bool good = rf > 0;
             for (size_t p = 0; p < t.assignments.size(); ++p) {
               const auto& a = t.assignments[p];
-              std::set<int32_t> distinct(a.broker_ids.begin(), a.broker_ids.end());
               good &= a.partition_index == static_cast<int32_t>(p) &&
-                      a.broker_ids.size() == static_cast<size_t>(rf) &&
-                      distinct.size() == a.broker_ids.size() &&
-                      std::includes(live.begin(), live.end(), distinct.begin(), distinct.end());
+                      valid_replicas(a.broker_ids, static_cast<size_t>(rf), live);
               assignments.push_back(a.broker_ids);
             }
             if (!good) {
@@ -191,9 +214,11 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
         kafka::CreateTopicsResponse resp;
         auto snap = broker.snapshot();
         auto layers = broker.topic_default_layers();
+        std::set<std::string> answered;
         for (size_t i = 0; i < topics->size(); ++i) {
           const auto& t = (*topics)[i];
           const auto& o = (*outcomes)[i];
+          if (answered_before(answered, t.name)) continue;
           auto& rt = resp.topics.emplace_back();
           rt.name = t.name;
           rt.error_code = kafka::code(o.error);
@@ -205,7 +230,10 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
           rt.num_partitions =
               info ? info->partitions
                    : (t.num_partitions == -1 ? broker.config().num_partitions : t.num_partitions);
-          rt.replication_factor = 1;
+          rt.replication_factor =
+              info ? info->replication_factor
+                   : (t.replication_factor == -1 ? broker.config().default_replication_factor
+                                                 : t.replication_factor);
           coordinator::TopicInfo probe;
           if (info) probe = *info;
           auto effective = broker.effective_config(probe).to_map();
@@ -239,13 +267,29 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
       targets->push_back(Target{name, {}, false});
   }
   auto outcomes = std::make_shared<std::vector<Outcome>>(targets->size());
+  // A name (or id) given twice: answered once, INVALID_REQUEST, not deleted.
+  std::map<std::string, int> names;
+  std::map<coordinator::TopicId, int> ids;
+  for (const auto& t : *targets) {
+    if (t.by_id) {
+      ++ids[t.id];
+    } else {
+      ++names[*t.name];
+    }
+  }
+  auto duplicated = std::make_shared<std::vector<bool>>();
+  for (const auto& t : *targets)
+    duplicated->push_back(t.by_id ? ids[t.id] > 1 : names[*t.name] > 1);
   auto answer = std::make_shared<AnswerOnce<kafka::DeleteTopicsResponse>>(ctx, std::move(out));
   // The names as given (the change fills in those of ids only later).
   auto given = std::make_shared<const std::vector<Target>>(*targets);
   answer->arm(req.timeout_ms, [given, timeout = req.timeout_ms] {
     kafka::DeleteTopicsResponse resp;
     auto o = timed_out(timeout);
+    std::set<std::pair<std::string, coordinator::TopicId>> answered;
     for (const auto& t : *given) {
+      if (answered_before(answered, {t.name.value_or(""), t.by_id ? t.id : coordinator::TopicId{}}))
+        continue;
       auto& r = resp.responses.emplace_back();
       r.name = t.name;
       r.topic_id = t.id;
@@ -256,9 +300,14 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
   });
   broker.change_topics(
       ctx.shard.id(),
-      [&broker, targets, outcomes] {
+      [&broker, targets, outcomes, duplicated] {
         for (size_t i = 0; i < targets->size(); ++i) {
           auto& t = (*targets)[i];
+          if ((*duplicated)[i]) {
+            (*outcomes)[i] = Outcome{ErrorCode::kInvalidRequest,
+                                     t.by_id ? "Duplicate topic id." : kDuplicateTopic};
+            continue;
+          }
           auto snap = broker.snapshot();
           const coordinator::TopicInfo* info = t.by_id ? snap->find(t.id) : snap->find(*t.name);
           if (info == nullptr) {
@@ -278,9 +327,14 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
         }
         return ok_status();
       },
-      [targets, outcomes, answer](Status) {
+      [given, targets, outcomes, answer](Status) {
         kafka::DeleteTopicsResponse resp;
+        std::set<std::pair<std::string, coordinator::TopicId>> answered;
         for (size_t i = 0; i < targets->size(); ++i) {
+          const auto& g = (*given)[i];
+          if (answered_before(answered,
+                              {g.name.value_or(""), g.by_id ? g.id : coordinator::TopicId{}}))
+            continue;
           auto& r = resp.responses.emplace_back();
           r.name = (*targets)[i].name;
           r.topic_id = (*targets)[i].id;
@@ -298,41 +352,61 @@ void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest
       std::make_shared<std::vector<kafka::CreatePartitionsRequest::Topic>>(std::move(req.topics));
   auto outcomes = std::make_shared<std::vector<Outcome>>(topics->size());
   bool validate_only = req.validate_only;
-  int32_t node = broker.config().node_id;
+  std::map<std::string, int> seen;
+  for (const auto& t : *topics)
+    ++seen[t.name];
   auto answer = std::make_shared<AnswerOnce<kafka::CreatePartitionsResponse>>(ctx, std::move(out));
   answer->arm(req.timeout_ms, [topics, timeout = req.timeout_ms] {
     kafka::CreatePartitionsResponse resp;
     auto o = timed_out(timeout);
-    for (const auto& t : *topics)
-      resp.results.push_back({t.name, kafka::code(o.error), o.message});
+    std::set<std::string> answered;
+    for (const auto& t : *topics) {
+      if (!answered_before(answered, t.name))
+        resp.results.push_back({t.name, kafka::code(o.error), o.message});
+    }
     return resp;
   });
   broker.change_topics(
       ctx.shard.id(),
-      [&broker, topics, outcomes, validate_only, node] {
+      [&broker, topics, outcomes, validate_only, seen] {
         for (size_t i = 0; i < topics->size(); ++i) {
           const auto& t = (*topics)[i];
+          if (seen.at(t.name) > 1) {
+            (*outcomes)[i] = Outcome{ErrorCode::kInvalidRequest, kDuplicateTopic};
+            continue;
+          }
           auto snap = broker.snapshot();
           const auto* info = snap->find(t.name);
+          std::vector<std::vector<int32_t>> assignments;
           if (info != nullptr && t.assignments) {
+            // Validated as Kafka does: one list per new partition, each with
+            // the topic's replication factor of distinct live brokers.
+            auto live = live_brokers(broker);
+            auto rf = static_cast<size_t>(info->replication_factor);
             bool good = static_cast<int32_t>(t.assignments->size()) == t.count - info->partitions;
-            for (const auto& a : *t.assignments)
-              good &= a.broker_ids == std::vector<int32_t>{node};
+            for (const auto& a : *t.assignments) {
+              good &= valid_replicas(a.broker_ids, rf, live);
+              assignments.push_back(a.broker_ids);
+            }
             if (!good) {
               (*outcomes)[i] = Outcome{
                   ErrorCode::kInvalidReplicaAssignment,
-                  "one assignment per new partition, each on broker " + std::to_string(node)};
+                  fmt::format("give one assignment per new partition, each naming {} distinct "
+                              "live broker(s) (the topic's replication factor)",
+                              rf)};
               continue;
             }
           }
-          (*outcomes)[i] =
-              outcome_of(broker.catalog().add_partitions(t.name, t.count, validate_only));
+          (*outcomes)[i] = outcome_of(
+              broker.catalog().add_partitions(t.name, t.count, validate_only, assignments));
         }
         return ok_status();
       },
       [topics, outcomes, answer](Status) {
         kafka::CreatePartitionsResponse resp;
+        std::set<std::string> answered;
         for (size_t i = 0; i < topics->size(); ++i) {
+          if (answered_before(answered, (*topics)[i].name)) continue;
           resp.results.push_back(
               {(*topics)[i].name, kafka::code((*outcomes)[i].error), (*outcomes)[i].message});
         }

@@ -18,9 +18,11 @@ import unittest
 
 import requests
 from confluent_kafka import KafkaError, KafkaException, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewPartitions, NewTopic
 from kafka import KafkaClient
-from kafka.protocol.admin import AlterConfigsRequest, CreateTopicsRequest
+from kafka.protocol.admin import (AlterConfigsRequest, CreatePartitionsRequest, CreateTopicsRequest,
+                                  DeleteTopicsRequest)
+from kafka.protocol.metadata import MetadataRequest
 from kafka.protocol.offset import OffsetRequest
 
 from cluster import Cluster, ClusterTestCase
@@ -29,7 +31,9 @@ from test_confluent import produce_all, read_all
 TIMEOUT_S = 30
 HERE = os.path.dirname(os.path.abspath(__file__))
 KAFKAJS_DIR = os.path.join(HERE, "kafkajs")
+STRATA = os.environ.get("STRATA_CLI", os.path.join(HERE, "../../build/tools/strata"))
 NOT_LEADER_OR_FOLLOWER = 6
+INVALID_REQUEST = 42
 
 
 class At:
@@ -57,6 +61,22 @@ def wait_until(what, fn, timeout=TIMEOUT_S):
 
 def metadata(bootstrap, topic=None):
     return AdminClient({"bootstrap.servers": bootstrap}).list_topics(topic=topic, timeout=10)
+
+
+def delete(bootstrap, *names):
+    """Deletes topics a test made, so that the class's cluster is left as found
+    (placement balances over every partition already placed)."""
+    a = AdminClient({"bootstrap.servers": bootstrap})
+    for f in a.delete_topics(list(names), request_timeout=TIMEOUT_S).values():
+        f.result(TIMEOUT_S)
+
+
+def active_controller(bootstrap):
+    """The active controller, from DescribeCluster (`strata cluster`): Metadata
+    names the broker that answers, which relays the controller's requests."""
+    out = subprocess.run([STRATA, "--bootstrap", bootstrap, "--timeout", "5", "--json", "cluster"],
+                         capture_output=True, timeout=TIMEOUT_S, check=True).stdout
+    return json.loads(out)["controller"]
 
 
 def leaders(bootstrap, topic):
@@ -124,6 +144,16 @@ class ClusterClientsTest(ClusterTestCase):
             self.assertEqual({b.host for b in md.brokers.values()},
                              {"127.0.0.11", "127.0.0.12", "127.0.0.13"})
             self.assertIn(md.controller_id, (1, 2, 3))
+        # Each names itself in Metadata (a live broker, which relays to the
+        # controller), and all agree on the active controller.
+        wire = WireClient(c.bootstrap)
+        try:
+            for n in (1, 2, 3):
+                self.assertEqual(wire.call(n, MetadataRequest[1](topics=[])).controller_id, n)
+        finally:
+            wire.close()
+        self.assertEqual(len({active_controller(c.address(n)) for n in (1, 2, 3)}), 1)
+        self.assertIn(active_controller(c.address(1)), (1, 2, 3))
         out = subprocess.run(["kcat", "-b", c.address(3), "-L"], capture_output=True,
                              timeout=TIMEOUT_S, check=True).stdout.decode()
         for n in (1, 2, 3):
@@ -163,6 +193,68 @@ class ClusterClientsTest(ClusterTestCase):
         self.assertEqual(err.code(), KafkaError.INVALID_REPLICATION_FACTOR)
         self.assertIn("3 live broker", err.str())
         self.assertNotIn("rf4", metadata(c.address(1)).topics)
+
+    def test_create_partitions_takes_an_explicit_assignment_over_several_brokers(self):
+        c = self.cluster
+        create(c.address(2), "placed", replica_assignment=[[1, 2, 3]])
+        self.addCleanup(delete, c.address(1), "placed")
+        a = AdminClient({"bootstrap.servers": c.address(3)})
+        f = a.create_partitions([NewPartitions("placed", 3, replica_assignment=[[1, 2, 3], [3, 2, 1]])],
+                                request_timeout=TIMEOUT_S)["placed"]
+        f.result(TIMEOUT_S)
+        replicas = wait_until("three partitions of placed", lambda: (lambda t: len(t.partitions) == 3 and {
+            p: m.replicas for p, m in t.partitions.items()})(metadata(c.address(1), "placed").topics["placed"]))
+        self.assertEqual(replicas, {0: [1, 2, 3], 1: [1, 2, 3], 2: [3, 2, 1]})
+        lead = wait_until("leaders of placed", lambda: -1 not in leaders(c.address(1), "placed").values()
+                          and leaders(c.address(1), "placed"))
+        self.assertEqual(lead, {0: 1, 1: 1, 2: 3})
+        # The new partitions take messages (acks=all over all three replicas).
+        sent = [{"value": b"placed-%d" % p, "partition": p} for p in range(3)]
+        reports = produce_all(At(c.bootstrap), "placed", sent)
+        self.assertEqual([r.error for r in reports], [None] * 3)
+        self.assertEqual(read_topic(c.address(2), "placed", 3), sorted(m["value"] for m in sent))
+
+        # Refused as Kafka refuses them: a count of replicas other than the
+        # topic's factor, a broker named twice, a broker that is not live, or
+        # a number of lists other than the number of new partitions.
+        for assignment in ([[1, 2]], [[1, 1, 2]], [[1, 2, 9]], [[1, 2, 3], [1, 2, 3]]):
+            with self.subTest(assignment=assignment):
+                f = a.create_partitions([NewPartitions("placed", 4, replica_assignment=assignment)],
+                                        request_timeout=TIMEOUT_S)["placed"]
+                with self.assertRaises(KafkaException) as cm:
+                    f.result(TIMEOUT_S)
+                self.assertEqual(cm.exception.args[0].code(), KafkaError.INVALID_REPLICA_ASSIGNMENT,
+                                 cm.exception.args[0].str())
+        self.assertEqual(len(metadata(c.address(1), "placed").topics["placed"].partitions), 3)
+
+    def test_admin_lists_naming_a_topic_twice_get_one_invalid_request_answer_and_change_nothing(self):
+        c = self.cluster
+        create(c.address(1), "named-twice")
+        self.addCleanup(delete, c.address(1), "named-twice")
+        wire = WireClient(c.bootstrap)
+        try:
+            resp = wire.call(2, DeleteTopicsRequest[1](topics=["named-twice", "named-twice"],
+                                                        timeout=TIMEOUT_S * 1000))
+            self.assertEqual(resp.topic_error_codes, [("named-twice", INVALID_REQUEST)])
+            resp = wire.call(3, CreateTopicsRequest[1](
+                create_topic_requests=[("new-twice", 1, 1, [], []), ("new-twice", 2, 1, [], [])],
+                timeout=TIMEOUT_S * 1000, validate_only=False))
+            self.assertEqual([e[:2] for e in resp.topic_errors], [("new-twice", INVALID_REQUEST)])
+            self.assertIn("Duplicate", resp.topic_errors[0][2])
+            resp = wire.call(1, CreatePartitionsRequest[0](
+                topic_partitions=[("named-twice", (2, None)), ("named-twice", (3, None))],
+                timeout=TIMEOUT_S * 1000, validate_only=False))
+            self.assertEqual([e[:2] for e in resp.topic_errors], [("named-twice", INVALID_REQUEST)])
+            # One good entry beside a duplicated one is still served.
+            resp = wire.call(1, DeleteTopicsRequest[1](topics=["gone-once", "named-twice", "named-twice"],
+                                                        timeout=TIMEOUT_S * 1000))
+            self.assertEqual(sorted(resp.topic_error_codes),
+                             [("gone-once", 3), ("named-twice", INVALID_REQUEST)])
+        finally:
+            wire.close()
+        md = metadata(c.address(1))
+        self.assertNotIn("new-twice", md.topics)
+        self.assertEqual(len(md.topics["named-twice"].partitions), 1)
 
     def test_a_request_to_the_wrong_broker_gets_not_leader_and_clients_recover(self):
         c = self.cluster
@@ -258,7 +350,7 @@ class ClusterClientsTest(ClusterTestCase):
 
     def test_admin_requests_to_any_broker_reach_the_controller(self):
         c = self.cluster
-        controller = metadata(c.address(1)).controller_id
+        controller = active_controller(c.address(1))
         others = [n for n in (1, 2, 3) if n != controller]
         wire = WireClient(c.bootstrap)
         try:
@@ -308,11 +400,16 @@ class ClusterFaultTest(unittest.TestCase):
 
     def test_sigkill_of_the_controller_hands_control_to_another_broker(self):
         c = self.cluster
-        old = metadata(c.address(1)).controller_id
+        old = active_controller(c.address(1))
         survivor = c.address(1 if old != 1 else 2)
         c.kill(old)
+        # At once, before the dead controller's registration lapses: Metadata
+        # names a live broker as the controller, and a fresh admin client's
+        # CreateTopics through it completes once a new controller is elected.
+        self.assertNotEqual(metadata(survivor).controller_id, old)
+        create(survivor, "right-after-the-kill", partitions=2)
         new = wait_until("a new controller", lambda: (
-            lambda cid: cid if cid not in (-1, old) else None)(metadata(survivor).controller_id))
+            lambda cid: cid if cid not in (-1, old) else None)(active_controller(survivor)))
         self.assertNotEqual(new, old)
         create(survivor, "after-failover", partitions=4)
         lead = wait_until("leaders of after-failover", lambda: (
@@ -321,7 +418,7 @@ class ClusterFaultTest(unittest.TestCase):
         c.restart(old)
         wait_until("the old controller back in Metadata",
                    lambda: old in metadata(survivor).brokers)
-        self.assertEqual(metadata(c.address(old)).controller_id, new)
+        self.assertEqual(active_controller(c.address(old)), new)
 
     def test_sigkill_of_a_broker_takes_its_partitions_offline_and_back_with_every_message(self):
         c = self.cluster
