@@ -705,6 +705,34 @@ TEST_F(BrokerTest, ElectLeadersAnswersEveryPartitionItWasAskedAbout) {
   EXPECT_EQ(resp.error_code, 42);  // INVALID_REQUEST
 }
 
+TEST_F(BrokerTest, ACompactedTopicRefusesABatchWithKeylessRecordsNamingEachOfThem) {
+  create_topic("compacted", 1, {{"cleanup.policy", "compact"}});
+  create_topic("deleted", 1);
+  engine::BatchBuilder b;
+  b.add({.key = "a", .value = "1", .timestamp = 1});
+  b.add({.key = std::nullopt, .value = "2", .timestamp = 1});
+  b.add({.key = "c", .value = std::nullopt, .timestamp = 1});  // a tombstone has a key
+  b.add({.key = std::nullopt, .value = std::nullopt, .timestamp = 1});
+  auto batch = b.build().value();
+  // Produce v8 and later carry KIP-467's per-record errors; earlier ones the
+  // partition's error alone.
+  for (int16_t version : {3, 8, 9}) {
+    auto r = produce_raw("compacted", 0, batch, version);
+    EXPECT_EQ(r.error_code, 87) << version;  // INVALID_RECORD
+    if (version >= 8) {
+      ASSERT_TRUE(r.error_message.has_value());
+      EXPECT_NE(r.error_message->find("compacted"), std::string::npos) << *r.error_message;
+      ASSERT_EQ(r.record_errors.size(), 2u);
+      EXPECT_EQ(r.record_errors[0].batch_index, 1);
+      EXPECT_EQ(r.record_errors[1].batch_index, 3);
+    }
+  }
+  EXPECT_EQ(on_partition("compacted", 0, [](Partition& p) { return p.log().log_end_offset(); }),
+            Offset(0));
+  EXPECT_EQ(produce_raw("deleted", 0, batch, 9).error_code, 0);
+  EXPECT_EQ(produce("compacted", 0, 3), 0);
+}
+
 TEST_F(BrokerTest, DescribeLogDirsGivesEachReplicaItsSizeAndCompactedOnesTheirCleaning) {
   create_topic("sized", 2);
   create_topic("keyed", 1, {{"cleanup.policy", "compact"}, {"segment.bytes", "100"}});

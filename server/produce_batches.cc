@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/compression.h"
 #include "engine/legacy_records.h"
 #include "engine/record_batch.h"
 #include "server/kafka/header.h"
@@ -10,7 +11,8 @@
 namespace strata::server {
 namespace {
 
-// What the wrappers of one legacy message set may decompress to.
+// What the wrappers of one legacy message set, or one batch read for its
+// keys, may decompress to.
 constexpr size_t kMaxLegacyExpandedBytes = 64 << 20;
 
 // Splits a record set into batches by their length fields.
@@ -66,6 +68,26 @@ Result<std::vector<SharedBytes>> produce_batches(const kafka::Records& records,
   }
   if (batches.empty()) return Error(Errc::kInvalidRecord, "empty record set");
   return batches;
+}
+
+Result<std::vector<int32_t>> records_without_key(const std::vector<SharedBytes>& batches) {
+  std::vector<int32_t> keyless;
+  std::vector<std::byte> scratch;
+  int32_t index = 0;
+  for (const auto& b : batches) {
+    if (b.size() < engine::kBatchHeaderSize) {
+      return Error(Errc::kCorruptMessage, "a batch shorter than its header");
+    }
+    auto h = engine::read_batch_header(b.data());
+    STRATA_ASSIGN_OR_RETURN(auto records,
+                            engine::batch_records(b.span(), h, scratch, kMaxLegacyExpandedBytes));
+    STRATA_TRY(engine::for_each_record(records, h.records_count, [&](const engine::RecordView& r) {
+      if (!r.key) keyless.push_back(index);
+      ++index;
+      return true;
+    }));
+  }
+  return keyless;
 }
 
 }  // namespace strata::server

@@ -16,4 +16,11 @@ namespace strata::server {
 Result<std::vector<SharedBytes>> produce_batches(const kafka::Records& records,
                                                  bool legacy_formats);
 
+// The records of `batches` that have no key, each by its index in the
+// record set (counted across its batches): a compacted topic refuses them,
+// as Kafka does (INVALID_RECORD with KIP-467's per-record errors), since
+// compaction keeps the latest record of each key and such a record has
+// none. Fails on a batch whose records cannot be read.
+Result<std::vector<int32_t>> records_without_key(const std::vector<SharedBytes>& batches);
+
 }  // namespace strata::server

@@ -4,6 +4,7 @@
 // once the high watermark passes them (every in-sync replica holds them,
 // synced on fsync topics; replication::AppendOptions). Produce v0-v2 may carry magic 0/1
 // message sets, up-converted to RecordBatch v2 (produce_batches.h).
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "server/handlers/handlers.h"
@@ -52,11 +53,16 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
   }
   auto shared_batches =
       std::make_shared<std::vector<Result<std::vector<SharedBytes>>>>(std::move(batches));
-  auto finish = [ctx, acks, resp = std::move(resp), where, reply = std::move(reply)](
+  // Per partition, the records a compacted topic refused (each written by
+  // the partition's shard before its result is delivered here).
+  auto record_errors = std::make_shared<std::vector<std::vector<int32_t>>>(uids.size());
+  auto finish = [ctx, acks, resp = std::move(resp), where, record_errors, reply = std::move(reply)](
                     std::vector<Result<replication::AppendResult>> results) mutable {
     bool any_error = false;
     for (size_t i = 0; i < results.size(); ++i) {
       auto& rp = resp.responses[where[i].first].partitions[where[i].second];
+      for (int32_t index : (*record_errors)[i])
+        rp.record_errors.push_back({index, "the record has no key"});
       if (results[i].ok()) {
         rp.base_offset = results[i]->base_offset.value();
         rp.log_append_time_ms = results[i]->log_append_time;
@@ -84,12 +90,23 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
   std::optional<std::string> txn_id = req.transactional_id;
   run_on_owners<Result<replication::AppendResult>>(
       broker, ctx.shard.id(), uids,
-      [&broker, shared_batches, options, txn_id](
+      [&broker, shared_batches, record_errors, options, txn_id](
           Partition* p, size_t i, std::function<void(Result<replication::AppendResult>)> done) {
         auto& split = (*shared_batches)[i];
         if (!split) return done(split.error());
         if (p == nullptr) {
           return done(Error(Errc::kShutdown, "partition is not open on this broker"));
+        }
+        if (p->log().config().cleanup_compact) {
+          auto keyless = records_without_key(*split);
+          if (!keyless) return done(keyless.error());
+          if (!keyless->empty()) {
+            (*record_errors)[i] = *keyless;
+            return done(Error(Errc::kInvalidRecord,
+                              fmt::format("{}-{} is compacted and takes only records with a key; "
+                                          "{} record(s) of the batch have none",
+                                          p->topic(), p->id().value(), keyless->size())));
+          }
         }
         auto opts = options;
         if (txn_id) {

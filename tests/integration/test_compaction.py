@@ -128,6 +128,29 @@ class CompactionTest(unittest.TestCase):
         return read_all(self.broker, [TopicPartition(topic, 0, OFFSET_BEGINNING)],
                         timeout=TIMEOUT_S)
 
+    def test_a_record_without_a_key_is_refused_by_a_compacted_topic_and_nothing_of_its_batch_kept(self):
+        from confluent_kafka import KafkaError
+        create_topic(self.broker, "keyed", 1, {"cleanup.policy": "compact"})
+        create_topic(self.broker, "plain", 1)
+        # One batch (linger) mixing keyed records and one without a key: the
+        # whole batch is refused, every record's delivery report says why.
+        mixed = [{"key": b"a", "value": b"1", "partition": 0}, {"value": b"no key", "partition": 0},
+                 {"key": b"b", "value": b"2", "partition": 0}]
+        for codec in ("none", "zstd"):
+            with self.subTest(codec=codec):
+                reports = produce_all(self.broker, "keyed", mixed,
+                                      conf={"linger.ms": 50, "compression.type": codec})
+                self.assertEqual([r.error.code() if r.error else None for r in reports],
+                                 [KafkaError.INVALID_RECORD] * 3)
+        # Keyed records go on being taken, and are all that is stored.
+        reports = produce_all(self.broker, "keyed", [{"key": b"c", "value": b"3", "partition": 0}])
+        self.assertEqual([(r.error, r.offset) for r in reports], [(None, 0)])
+        got = self.read("keyed")
+        self.assertEqual([(r.offset, r.key, r.value) for r in got], [(0, b"c", b"3")])
+        # A topic that is not compacted takes records without a key.
+        reports = produce_all(self.broker, "plain", mixed)
+        self.assertEqual([r.error for r in reports], [None] * 3)
+
     def test_a_compacted_topic_keeps_the_last_value_of_every_key(self):
         topic = "changelog"
         create_topic(self.broker, topic, 1, {
