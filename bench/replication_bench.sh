@@ -61,7 +61,8 @@ run() {
   "$build/bench/strata_bench/strata-bench" --driver kafka --url "$bootstrap" --quiet \
     --name "$name" --topic-prefix "$name" --partitions 6 --message-size 1024 --producers 1 \
     --groups 1 --consumers-per-group 1 --warmup 5 --duration "$duration" --drain-timeout 60 \
-    "${watch[@]}" --json-out "$out/runs.jsonl" "$@" | tail -n 12
+    "${watch[@]}" --json-out "$out/runs.jsonl" "$@" | tail -n 12 ||
+    echo "replication_bench.sh: $name did not complete (see above)" >&2
 }
 # name | strata-bench args | Strata's topic durability | Kafka's bench/kafka.sh flag
 configs=(
@@ -103,7 +104,7 @@ if [ "${SEED:-1}" = 1 ]; then
       --workload bench/workloads/mission.yaml --name "$system-mission-rf3-all" \
       --topic-prefix mission-rf3 --replication-factor 3 --acks all \
       -D topic.min.insync.replicas=2 "${extra[@]}" "${watch[@]}" --json-out "$out/runs.jsonl" "$@" |
-      tail -n 12
+      tail -n 12 || echo "replication_bench.sh: $system-mission-rf3-all did not complete" >&2
   done
 fi
 down

@@ -52,6 +52,9 @@ class EtcdStore final : public MetadataStore {
   Result<std::optional<Entry>> get(const std::string& key) override;
   Result<Listing> range(const std::string& prefix) override;
   Result<TxnResult> txn(const Txn& txn) override;
+  // etcd refuses more ("too many operations in txn request": its
+  // --max-txn-ops default).
+  size_t max_txn_ops() const override { return 128; }
   Result<Lease> grant(int64_t ttl_ms) override;
   Result<int64_t> keep_alive(LeaseId id) override;
   Status revoke(LeaseId id) override;

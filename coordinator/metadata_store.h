@@ -164,6 +164,9 @@ class MetadataStore {
   // Durable when it returns. kNotFound when a put names a lease that does not
   // exist (the transaction then changes nothing).
   virtual Result<TxnResult> txn(const Txn& txn) = 0;
+  // The most compares, or operations of one branch, one txn() may hold;
+  // writers split larger changes (topic_catalog.cc).
+  virtual size_t max_txn_ops() const { return SIZE_MAX; }
 
   // A lease of at least `ttl_ms` (> 0).
   virtual Result<Lease> grant(int64_t ttl_ms) = 0;

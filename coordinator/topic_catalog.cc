@@ -220,14 +220,39 @@ Status TopicCatalog::apply(const Listing& listing) {
   return ok_status();
 }
 
-Status TopicCatalog::write(Txn txn, std::string_view what) {
+Status TopicCatalog::write(Txn txn, std::string_view what, bool refresh_after) {
   STRATA_ASSIGN_OR_RETURN(auto r, election_.guarded_txn(std::move(txn)));
   if (!r.succeeded) {
     (void)refresh();
     return Error(Errc::kUnavailable,
                  fmt::format("{}: the cluster metadata changed meanwhile; try again", what));
   }
-  return refresh();
+  return refresh_after ? refresh() : ok_status();
+}
+
+// What one transaction may hold besides the controller guard's compare.
+size_t TopicCatalog::txn_budget() const {
+  return store_.max_txn_ops() - 1;
+}
+
+Result<size_t> TopicCatalog::write_states_ahead(const std::string& name,
+                                                const std::vector<PartitionState>& states,
+                                                size_t from, size_t keep, const Compare& guard) {
+  // Partition states of a partition the topic record does not count yet are
+  // never read (apply() skips them), so they can go ahead of the record.
+  size_t p = from;
+  while (states.size() - p > keep) {
+    size_t n = std::min(txn_budget(), states.size() - p - keep);
+    Txn txn;
+    txn.compares = {guard};
+    for (size_t i = p; i < p + n; ++i) {
+      txn.success.push_back(TxnOp::put(partition_key(name, static_cast<int32_t>(i)),
+                                       partition_state_value(states[i])));
+    }
+    STRATA_TRY(write(std::move(txn), fmt::format("writing partitions of '{}'", name), false));
+    p += n;
+  }
+  return p;
 }
 
 Result<std::shared_ptr<const TopicInfo>> TopicCatalog::find(const std::string& name) const {
@@ -292,15 +317,19 @@ Result<std::shared_ptr<const TopicInfo>> TopicCatalog::create_topic(
   if (validate_only) return std::make_shared<const TopicInfo>(std::move(t));
 
   auto topic_key = std::string(kTopicPrefix) + name;
+  auto absent = Compare::create_revision(topic_key, Compare::kEqual, 0);
+  // More partitions than one transaction holds: their states go first, and
+  // the topic exists once its record lands with the last of them.
+  STRATA_ASSIGN_OR_RETURN(size_t first,
+                          write_states_ahead(name, t.states, 0, txn_budget() - 2, absent));
   Txn txn;
   txn.compares = {
-      Compare::create_revision(topic_key, Compare::kEqual, 0),
-      Compare::version(std::string(kNextNumberKey), Compare::kEqual, next_number_version_)};
+      absent, Compare::version(std::string(kNextNumberKey), Compare::kEqual, next_number_version_)};
   txn.success = {TxnOp::put(std::string(kNextNumberKey), std::to_string(t.number + 1)),
                  TxnOp::put(topic_key, encode(t))};
-  for (int32_t p = 0; p < partitions; ++p)
-    txn.success.push_back(TxnOp::put(partition_key(name, p),
-                                     partition_state_value(t.states[static_cast<size_t>(p)])));
+  for (size_t p = first; p < t.states.size(); ++p)
+    txn.success.push_back(TxnOp::put(partition_key(name, static_cast<int32_t>(p)),
+                                     partition_state_value(t.states[p])));
   STRATA_TRY(write(std::move(txn), fmt::format("creating topic '{}'", name)));
   spdlog::info("created topic {} ({} partition(s), id {})", name, partitions, id_to_string(t.id));
   return find(name);
@@ -345,12 +374,18 @@ Status TopicCatalog::add_partitions(const std::string& name, int32_t total, bool
   TopicInfo t = *existing;
   t.partitions = total;
   auto topic_key = std::string(kTopicPrefix) + name;
+  auto unchanged = Compare::mod_revision(topic_key, Compare::kEqual, revisions_[name].topic);
+  std::vector<PartitionState> states = existing->states;
+  states.insert(states.end(), added.begin(), added.end());
+  STRATA_ASSIGN_OR_RETURN(
+      size_t first, write_states_ahead(name, states, static_cast<size_t>(existing->partitions),
+                                       txn_budget() - 1, unchanged));
   Txn txn;
-  txn.compares = {Compare::mod_revision(topic_key, Compare::kEqual, revisions_[name].topic)};
+  txn.compares = {unchanged};
   txn.success = {TxnOp::put(topic_key, encode(t))};
-  for (size_t i = 0; i < added.size(); ++i) {
-    int32_t p = existing->partitions + static_cast<int32_t>(i);
-    txn.success.push_back(TxnOp::put(partition_key(name, p), partition_state_value(added[i])));
+  for (size_t p = first; p < states.size(); ++p) {
+    txn.success.push_back(
+        TxnOp::put(partition_key(name, static_cast<int32_t>(p)), partition_state_value(states[p])));
   }
   STRATA_TRY(write(std::move(txn), fmt::format("adding partitions to '{}'", name)));
   spdlog::info("topic {} now has {} partitions", name, total);
@@ -376,23 +411,38 @@ Status TopicCatalog::set_configs(const std::string& name,
 
 Status TopicCatalog::update_states(const std::vector<StateChange>& changes) {
   if (changes.empty()) return ok_status();
+  for (const auto& c : changes) {
+    if (revisions_.count(c.topic) == 0) {
+      return Error(Errc::kNotFound, fmt::format("topic '{}' does not exist", c.topic));
+    }
+  }
+  // Every part compares with the revisions read before the first was
+  // written: a state is written only over the one it was decided on. A
+  // change larger than one transaction (a controlled shutdown of a broker
+  // leading hundreds of partitions) goes in parts, each whole or not at all.
+  const auto revisions = revisions_;
   Txn txn;
   std::set<std::string> topics_compared;
   for (const auto& c : changes) {
-    auto key = partition_key(c.topic, c.partition);
-    auto topic = revisions_.find(c.topic);
-    if (topic == revisions_.end()) {
-      return Error(Errc::kNotFound, fmt::format("topic '{}' does not exist", c.topic));
+    const auto& topic = revisions.at(c.topic);
+    bool new_topic = topics_compared.count(c.topic) == 0;
+    if (txn.compares.size() + (new_topic ? 2 : 1) > txn_budget()) {
+      STRATA_TRY(write(std::move(txn), "changing partition states", false));
+      txn = Txn{};
+      topics_compared.clear();
+      new_topic = true;
     }
+    auto key = partition_key(c.topic, c.partition);
     // The topic must still be the one the decision was made on, and the
     // partition's state the one it read (0: not stored yet).
-    auto rev = topic->second.partition.find(c.partition);
-    if (topics_compared.insert(c.topic).second) {
-      txn.compares.push_back(Compare::mod_revision(std::string(kTopicPrefix) + c.topic,
-                                                   Compare::kEqual, topic->second.topic));
+    auto rev = topic.partition.find(c.partition);
+    if (new_topic) {
+      topics_compared.insert(c.topic);
+      txn.compares.push_back(
+          Compare::mod_revision(std::string(kTopicPrefix) + c.topic, Compare::kEqual, topic.topic));
     }
-    txn.compares.push_back(Compare::mod_revision(
-        key, Compare::kEqual, rev == topic->second.partition.end() ? 0 : rev->second));
+    txn.compares.push_back(Compare::mod_revision(key, Compare::kEqual,
+                                                 rev == topic.partition.end() ? 0 : rev->second));
     txn.success.push_back(TxnOp::put(key, partition_state_value(c.next)));
   }
   return write(std::move(txn), "changing partition states");

@@ -102,7 +102,17 @@ class TopicCatalog {
       : store_(store), election_(election), self_id_(self_id) {}
   Result<std::shared_ptr<const TopicInfo>> find(const std::string& name) const;
   // Runs `txn` under the controller guard; a failed compare is a stale view.
-  Status write(Txn txn, std::string_view what);
+  // Reads the catalog again afterwards unless `refresh_after` is false (a
+  // part of a larger change whose last part refreshes).
+  Status write(Txn txn, std::string_view what, bool refresh_after = true);
+  size_t txn_budget() const;
+  // Writes the states of partitions `from`..`states.size()-1` of topic
+  // `name` in transactions of at most txn_budget() operations, each only while `guard`
+  // holds, leaving the last `keep` states for the caller's own final
+  // transaction; returns the index of the first state left.
+  Result<size_t> write_states_ahead(const std::string& name,
+                                    const std::vector<PartitionState>& states, size_t from,
+                                    size_t keep, const Compare& guard);
 
   MetadataStore& store_;
   ControllerElection& election_;

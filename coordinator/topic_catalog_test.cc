@@ -1,5 +1,7 @@
 #include "coordinator/topic_catalog.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "base/testing/manual_timers.h"
@@ -177,6 +179,77 @@ TEST_F(TopicCatalogTest, DeletedTopicsAreGoneAfterReopen) {
   EXPECT_EQ(catalog_->delete_topic("t").code(), Errc::kNotFound);
   reopen();
   EXPECT_EQ(catalog_->snapshot()->find("t"), nullptr);
+}
+
+// A store that refuses a transaction over `limit` compares or operations of
+// a branch, as etcd does over its --max-txn-ops.
+class LimitedStore final : public MetadataStore {
+ public:
+  LimitedStore(MetadataStore& inner, size_t limit) : inner_(inner), limit_(limit) {}
+  Result<std::optional<Entry>> get(const std::string& key) override { return inner_.get(key); }
+  Result<Listing> range(const std::string& prefix) override { return inner_.range(prefix); }
+  Result<TxnResult> txn(const Txn& txn) override {
+    if (std::max({txn.compares.size(), txn.success.size(), txn.failure.size()}) > limit_) {
+      return Error(Errc::kInvalidArgument, "too many operations in txn request");
+    }
+    ++txns_;
+    return inner_.txn(txn);
+  }
+  size_t max_txn_ops() const override { return limit_; }
+  Result<Lease> grant(int64_t ttl_ms) override { return inner_.grant(ttl_ms); }
+  Result<int64_t> keep_alive(LeaseId id) override { return inner_.keep_alive(id); }
+  Status revoke(LeaseId id) override { return inner_.revoke(id); }
+  Status compact(int64_t revision) override { return inner_.compact(revision); }
+  WatchHandle watch(const std::string& prefix, int64_t start_revision, WatchCallback cb) override {
+    return inner_.watch(prefix, start_revision, std::move(cb));
+  }
+  int txns() const { return txns_; }
+
+ private:
+  MetadataStore& inner_;
+  size_t limit_;
+  int txns_ = 0;
+};
+
+TEST_F(TopicCatalogTest, ChangesLargerThanOneTransactionOfTheStoreGoInParts) {
+  catalog_ = nullptr;
+  member_.reset();
+  store_.reset();  // its leases go with it: broker 1 may join again
+  store_ =
+      EmbeddedStore::open(dir_ / "meta.json", {.clock = &clock_, .lease_check_interval_ms = 0})
+          .value();
+  LimitedStore limited(*store_, 8);
+  auto member = std::make_unique<testing::ClusterMember>(limited, clock_, timers_, 1);
+  ASSERT_TRUE(member->join().ok());
+  auto& catalog = *member->catalog;
+  int before = limited.txns();
+  ASSERT_TRUE(catalog.create_topic("wide", 30, 1, {}, false).ok());
+  EXPECT_GE(limited.txns() - before, 30 / 7);
+  ASSERT_TRUE(catalog.add_partitions("wide", 45, false).ok());
+  // Every partition moves to another leader in one change of 45 states, over
+  // two topics' compares.
+  ASSERT_TRUE(catalog.create_topic("narrow", 3, 1, {}, false).ok());
+  std::vector<StateChange> changes;
+  for (const auto* name : {"wide", "narrow"}) {
+    const TopicInfo* t = catalog.snapshot()->find(name);
+    ASSERT_NE(t, nullptr);
+    for (int32_t p = 0; p < t->partitions; ++p) {
+      PartitionState next = *t->state(p);
+      next.leader_epoch += 1;
+      next.partition_epoch += 1;
+      changes.push_back({name, p, next});
+    }
+  }
+  ASSERT_TRUE(catalog.update_states(changes).ok());
+  member.reset();
+  reopen();
+  for (const auto* name : {"wide", "narrow"}) {
+    const TopicInfo* t = catalog_->snapshot()->find(name);
+    ASSERT_NE(t, nullptr) << name;
+    for (int32_t p = 0; p < t->partitions; ++p)
+      EXPECT_EQ(t->state(p)->leader_epoch, 1) << name << "-" << p;
+  }
+  EXPECT_EQ(catalog_->snapshot()->find("wide")->partitions, 45);
 }
 
 TEST(TopicNames, FollowKafkasRules) {

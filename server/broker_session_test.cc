@@ -26,6 +26,7 @@ class CountingStore final : public coordinator::MetadataStore {
   Result<coordinator::TxnResult> txn(const coordinator::Txn& txn) override {
     return inner_.txn(txn);
   }
+  size_t max_txn_ops() const override { return inner_.max_txn_ops(); }
   Result<coordinator::Lease> grant(int64_t ttl_ms) override { return inner_.grant(ttl_ms); }
   Result<int64_t> keep_alive(coordinator::LeaseId id) override {
     auto r = inner_.keep_alive(id);

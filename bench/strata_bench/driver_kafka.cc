@@ -276,14 +276,16 @@ class KafkaDriver final : public Driver {
     auto names = w.group_names();
     if (names.empty()) return ok_status();
     // A fresh Apache Kafka answers NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE
-    // while it creates and loads __consumer_offsets: retried, for a bounded time.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    // while it creates and loads __consumer_offsets (on three nodes the
+    // admin call may time out meanwhile): retried, for a bounded time.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
     for (;;) {
       STRATA_ASSIGN_OR_RETURN(auto results, admin_->delete_groups(names));
       bool retriable = std::any_of(results.begin(), results.end(), [](const auto& r) {
         return r.error == RD_KAFKA_RESP_ERR_NOT_COORDINATOR ||
                r.error == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE ||
-               r.error == RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+               r.error == RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS ||
+               r.error == RD_KAFKA_RESP_ERR__TIMED_OUT;
       });
       if (!retriable || std::chrono::steady_clock::now() > deadline) {
         return tools::first_failure(results, "delete group", RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND);

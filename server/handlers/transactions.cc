@@ -51,13 +51,16 @@ void on_txn_shard(const RequestContext& ctx, const std::string& transactional_id
 
 // The partitions of `topics` that do not exist, by (topic, partition).
 template <typename Topics>
+// `internal`: whether internal topics count (a broker verifying a
+// transaction's __consumer_offsets partition for TxnOffsetCommit); a client
+// cannot add them.
 std::set<TxnPartition> missing_partitions(const coordinator::ClusterSnapshot& snap,
-                                          const Topics& topics) {
+                                          const Topics& topics, bool internal) {
   std::set<TxnPartition> missing;
   for (const auto& t : topics) {
     const auto* topic = snap.find(t.name);
     for (int32_t p : t.partitions)
-      if (topic == nullptr || topic->internal || p < 0 || p >= topic->partitions)
+      if (topic == nullptr || (topic->internal && !internal) || p < 0 || p >= topic->partitions)
         missing.insert({t.name, p});
   }
   return missing;
@@ -122,7 +125,7 @@ void add_partitions_to_txn(const RequestContext& ctx, kafka::AddPartitionsToTxnR
     g->results[i].transactional_id = t.transactional_id;
     // Every partition gets the transaction's one answer, but those that do
     // not exist: UNKNOWN_TOPIC_OR_PARTITION, and the rest OPERATION_NOT_ATTEMPTED.
-    auto missing = missing_partitions(*snap, t.topics);
+    auto missing = missing_partitions(*snap, t.topics, t.verify_only);
     std::vector<TxnPartition> partitions;
     for (const auto& topic : t.topics)
       for (int32_t p : topic.partitions)

@@ -288,6 +288,36 @@ class ReplicationTest(ClusterTestCase):
         self.assert_every_ack_read_back("handover", 3, acked)
         self.assert_replicas_identical("handover", 3)
 
+    def test_sigterm_of_a_broker_leading_hundreds_of_partitions_hands_every_one_over(self):
+        # More leaderships than etcd takes in one transaction (128 compares):
+        # creating the topic and handing them over go in parts.
+        c = self.cluster
+        create(c.bootstrap, "wide", partitions=450)
+
+        def drop_wide():
+            admin = AdminClient({"bootstrap.servers": c.bootstrap})
+            admin.delete_topics(["wide"], request_timeout=TIMEOUT_S)["wide"].result(TIMEOUT_S)
+        self.addCleanup(drop_wide)
+
+        def leaders(ask):
+            return {p: m.leader for p, m in partitions(c.address(ask), "wide").items()}
+        lead = wait_until("a leader for every partition of wide", lambda: (
+            lambda ls: ls if len(ls) == 450 and -1 not in ls.values() else None)(leaders(1)),
+            timeout=TIMEOUT_S)
+        led = {n: sum(1 for leader in lead.values() if leader == n) for n in (1, 2, 3)}
+        victim = max(led, key=led.get)
+        self.assertGreater(led[victim], 128, led)
+        self.wait_isr("wide", 450, [1, 2, 3])  # any replica may take over
+        c.stop(victim)  # returns once it exited
+        log = c.log(victim)
+        self.assertNotIn("too many operations", log)
+        self.assertIn("controlled shutdown: leads no partition another in-sync replica could "
+                      "lead", log)
+        ask = next(n for n in (1, 2, 3) if n != victim)
+        after = leaders(ask)
+        self.assertEqual(len(after), 450)
+        self.assertEqual(sorted(p for p, leader in after.items() if leader in (victim, -1)), [])
+
     def test_five_hard_bounces_of_the_leader_in_a_row(self):
         c = self.cluster
         create(c.bootstrap, "bounced", partitions=1)
@@ -534,6 +564,45 @@ class ReplicationTest(ClusterTestCase):
             return wait_until("the coordinator of %s" % txn_id, find, timeout=TIMEOUT_S)
         finally:
             wire.close()
+
+    def test_send_offsets_to_transaction_with_the_group_named_as_the_transactional_id(self):
+        """Read-process-write as applications write it, the transactional id
+        equal to the group id, with the group's and the transaction's
+        coordinators on different brokers: every cycle of begin, produce,
+        send_offsets_to_transaction and commit succeeds."""
+        c = self.cluster
+        create(c.bootstrap, "rpw-out", partitions=3)
+        create(c.bootstrap, "rpw-in", partitions=1)
+        name = next(n for n in ("rpw-%d" % i for i in range(200))
+                    if self.coordinator(n) != self.txn_coordinator(n))
+        src = Producer({"bootstrap.servers": c.bootstrap})
+        for i in range(10):
+            src.produce("rpw-in", value=b"%d" % i, partition=0)
+        self.assertEqual(src.flush(TIMEOUT_S), 0)
+        cons = Consumer({"bootstrap.servers": c.bootstrap, "group.id": name,
+                         "enable.auto.commit": False, "auto.offset.reset": "earliest",
+                         "isolation.level": "read_committed"})
+        cons.assign([TopicPartition("rpw-in", 0, 0)])
+        p = Producer({"bootstrap.servers": c.bootstrap, "transactional.id": name,
+                      "transaction.timeout.ms": 60000})
+        p.init_transactions(TIMEOUT_S)
+        try:
+            for cycle in range(10):
+                msgs = []
+                while not msgs:
+                    msgs = [m for m in cons.consume(num_messages=1, timeout=5) if m.error() is None]
+                p.begin_transaction()
+                p.produce("rpw-out", value=msgs[0].value(), partition=cycle % 3)
+                p.send_offsets_to_transaction(cons.position(cons.assignment()),
+                                              cons.consumer_group_metadata(), TIMEOUT_S)
+                p.commit_transaction(TIMEOUT_S)
+            committed = cons.committed([TopicPartition("rpw-in", 0)], TIMEOUT_S)
+            self.assertEqual([tp.offset for tp in committed], [10])
+        finally:
+            cons.close()
+        out = read_all(At(c.bootstrap), [TopicPartition("rpw-out", q, 0) for q in range(3)],
+                       conf={"isolation.level": "read_committed"}, timeout=TIMEOUT_S)
+        self.assertEqual(sorted(r.value for r in out), sorted(b"%d" % i for i in range(10)))
 
     def test_a_cut_off_leader_truncates_what_only_it_took(self):
         c = self.cluster
