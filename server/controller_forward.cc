@@ -49,7 +49,9 @@ struct Relay : std::enable_shared_from_this<Relay> {
               self->socket, results,
               [self, where](const boost::system::error_code& ec, const tcp::endpoint&) {
                 if (ec) {
-                  return self->fail(Errc::kUnavailable,
+                  // Nothing was sent: the caller may try the controller
+                  // again (a new one once this one's registration lapses).
+                  return self->fail(Errc::kNotController,
                                     "connecting to " + where + ": " + ec.message());
                 }
                 self->send();
@@ -112,6 +114,56 @@ struct Relay : std::enable_shared_from_this<Relay> {
   SharedBytes body;
 };
 
+// Relays one request to the controller. While no controller can be
+// reached (none is known, or the one named refuses connections: it just
+// died and its registration has not lapsed yet) the relay is tried again
+// every kRetryMs, as a KRaft broker holds forwarded requests until a
+// controller answers, for at most kForwardTimeoutMs; then, or if this
+// broker became the controller, `fallback` answers here.
+struct Forward : std::enable_shared_from_this<Forward> {
+  static constexpr int64_t kRetryMs = 200;
+
+  Forward(Broker& broker, ShardState& shard, std::vector<SharedBytes> request, ReplyFn reply,
+          std::function<void()> fallback, int16_t api)
+      : broker(broker),
+        shard(shard),
+        request(std::move(request)),
+        reply(std::move(reply)),
+        fallback(std::move(fallback)),
+        api(api),
+        deadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(kForwardTimeoutMs)),
+        timer(shard.shard().io()) {}
+
+  void attempt() {
+    if (broker.is_controller()) return fallback();
+    call_controller(broker, shard, request, [self = shared_from_this()](Result<SharedBytes> r) {
+      if (r) {
+        auto size = SharedBytes::allocate(4);
+        be::store<int32_t>(size.data(), static_cast<int32_t>(r->size()));
+        return self->reply(Reply{{std::move(size), std::move(r).value()}, false});
+      }
+      if (r.error().code() == Errc::kNotController &&
+          std::chrono::steady_clock::now() < self->deadline) {
+        self->timer.expires_after(std::chrono::milliseconds(kRetryMs));
+        return self->timer.async_wait([self](const boost::system::error_code& ec) {
+          if (!ec) self->attempt();
+        });
+      }
+      spdlog::warn("API {}: {}; answering here", self->api, r.error().to_string());
+      self->fallback();
+    });
+  }
+
+  Broker& broker;
+  ShardState& shard;
+  std::vector<SharedBytes> request;
+  ReplyFn reply;
+  std::function<void()> fallback;
+  int16_t api;
+  std::chrono::steady_clock::time_point deadline;
+  asio::steady_timer timer;
+};
+
 }  // namespace
 
 void call_controller(Broker& broker, ShardState& shard, std::vector<SharedBytes> request,
@@ -163,17 +215,9 @@ bool forward_to_controller(const RequestContext& ctx, const SharedBytes& frame, 
   std::memcpy(p + 14, kForwardedClientId.data(), kForwardedClientId.size());
   if (tagged) p[14 + kForwardedClientId.size()] = std::byte{0};
   std::memcpy(p + 4 + header_size, body.data(), body.size());
-  call_controller(broker, ctx.shard, {std::move(out)},
-                  [reply = std::move(reply), fallback = std::move(fallback),
-                   api = ctx.header.api_key](Result<SharedBytes> r) {
-                    if (!r) {
-                      spdlog::warn("API {}: {}; answering here", api, r.error().to_string());
-                      return fallback();
-                    }
-                    auto size = SharedBytes::allocate(4);
-                    be::store<int32_t>(size.data(), static_cast<int32_t>(r->size()));
-                    reply(Reply{{std::move(size), std::move(r).value()}, false});
-                  });
+  std::make_shared<Forward>(broker, ctx.shard, std::vector<SharedBytes>{std::move(out)},
+                            std::move(reply), std::move(fallback), ctx.header.api_key)
+      ->attempt();
   return true;
 }
 

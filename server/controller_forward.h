@@ -29,17 +29,20 @@ namespace strata::server {
 inline constexpr std::string_view kForwardedClientId = "strata-controller-forward";
 
 // Relays `frame` (a request, without its size prefix) to the controller if
-// this broker is not the controller, knows a live one, and the request was
-// not relayed already; `reply` then gets the controller's answer, or, if
-// the controller could not be reached, `fallback` runs instead. Returns
-// false (and does nothing) when the request is to be handled here.
+// this broker is not the controller and the request was not relayed
+// already; `reply` then gets the controller's answer. While no controller
+// can be reached (none known, or a dead one still named) it is tried again
+// for up to 30 s; then, or if this broker became the controller meanwhile,
+// `fallback` runs instead. Returns false (and does nothing) when the
+// request is to be handled here.
 bool forward_to_controller(const RequestContext& ctx, const SharedBytes& frame, ReplyFn reply,
                            std::function<void()> fallback);
 
 // Sends `request` (a whole frame, size prefix included) to the controller
 // and returns its response frame (without the size prefix, from the
-// correlation id on). kNotController when no live controller is known,
-// kUnavailable when it did not answer within the timeout.
+// correlation id on). kNotController when no live controller is known or
+// the one known refuses connections (nothing was sent), kUnavailable when
+// it did not answer within the timeout.
 void call_controller(Broker& broker, ShardState& shard, std::vector<SharedBytes> request,
                      std::function<void(Result<SharedBytes>)> done);
 
