@@ -18,13 +18,17 @@ class TopicCatalogTest : public ::testing::Test {
   void reopen() {
     catalog_ = nullptr;
     member_.reset();
+    open_store();
+    member_ = std::make_unique<testing::ClusterMember>(*store_, clock_, timers_, 1);
+    ASSERT_TRUE(member_->join().ok());
+    catalog_ = member_->catalog.get();
+  }
+  // The store alone, afresh from its file (its leases go with the old one).
+  void open_store() {
     store_.reset();
     store_ =
         EmbeddedStore::open(dir_ / "meta.json", {.clock = &clock_, .lease_check_interval_ms = 0})
             .value();
-    member_ = std::make_unique<testing::ClusterMember>(*store_, clock_, timers_, 1);
-    ASSERT_TRUE(member_->join().ok());
-    catalog_ = member_->catalog.get();
   }
   strata::testing::TempDir dir_;
   ManualClock clock_;
@@ -214,10 +218,7 @@ class LimitedStore final : public MetadataStore {
 TEST_F(TopicCatalogTest, ChangesLargerThanOneTransactionOfTheStoreGoInParts) {
   catalog_ = nullptr;
   member_.reset();
-  store_.reset();  // its leases go with it: broker 1 may join again
-  store_ =
-      EmbeddedStore::open(dir_ / "meta.json", {.clock = &clock_, .lease_check_interval_ms = 0})
-          .value();
+  open_store();  // broker 1's lease goes with the old store: it may join again
   LimitedStore limited(*store_, 8);
   auto member = std::make_unique<testing::ClusterMember>(limited, clock_, timers_, 1);
   ASSERT_TRUE(member->join().ok());

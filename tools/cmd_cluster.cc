@@ -11,17 +11,24 @@
 namespace strata::tools {
 namespace {
 
+// One request to the first bootstrap broker; its top-level error is a failure.
+template <typename Request, typename Response>
+Result<Response> ask_bootstrap(const Globals& g, std::string_view api) {
+  std::string hostport = g.bootstrap.substr(0, g.bootstrap.find(','));
+  STRATA_ASSIGN_OR_RETURN(auto resp, (wire_call<Request, Response>(g, hostport, Request{}, 0)));
+  if (resp.error_code != 0) {
+    return Error(Errc::kIoError,
+                 fmt::format("{} from {}: error {}", api, hostport, resp.error_code));
+  }
+  return resp;
+}
+
 // The API key ranges the bootstrap broker advertises (librdkafka keeps
 // them to itself).
 Result<std::vector<std::array<int16_t, 3>>> api_versions(const Globals& g) {
-  std::string hostport = g.bootstrap.substr(0, g.bootstrap.find(','));
-  STRATA_ASSIGN_OR_RETURN(auto resp,
-                          (wire_call<kafka::ApiVersionsRequest, kafka::ApiVersionsResponse>(
-                              g, hostport, kafka::ApiVersionsRequest{}, 0)));
-  if (resp.error_code != 0) {
-    return Error(Errc::kIoError,
-                 fmt::format("ApiVersions from {}: error {}", hostport, resp.error_code));
-  }
+  STRATA_ASSIGN_OR_RETURN(
+      auto resp,
+      (ask_bootstrap<kafka::ApiVersionsRequest, kafka::ApiVersionsResponse>(g, "ApiVersions")));
   std::vector<std::array<int16_t, 3>> out;
   for (const auto& a : resp.api_keys)
     out.push_back({a.api_key, a.min_version, a.max_version});
@@ -31,14 +38,9 @@ Result<std::vector<std::array<int16_t, 3>>> api_versions(const Globals& g) {
 // The active controller, from DescribeCluster: Metadata names the broker
 // that answers (any broker relays the controller's requests).
 Result<int32_t> active_controller(const Globals& g) {
-  std::string hostport = g.bootstrap.substr(0, g.bootstrap.find(','));
-  STRATA_ASSIGN_OR_RETURN(auto resp,
-                          (wire_call<kafka::DescribeClusterRequest, kafka::DescribeClusterResponse>(
-                              g, hostport, kafka::DescribeClusterRequest{}, 0)));
-  if (resp.error_code != 0) {
-    return Error(Errc::kIoError,
-                 fmt::format("DescribeCluster from {}: error {}", hostport, resp.error_code));
-  }
+  STRATA_ASSIGN_OR_RETURN(
+      auto resp, (ask_bootstrap<kafka::DescribeClusterRequest, kafka::DescribeClusterResponse>(
+                     g, "DescribeCluster")));
   return resp.controller_id;
 }
 

@@ -16,7 +16,7 @@ import subprocess
 import time
 import unittest
 
-from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
 from harness import Broker
 from test_confluent import consumer, create_topic, produce_all, read_all
@@ -129,7 +129,6 @@ class CompactionTest(unittest.TestCase):
                         timeout=TIMEOUT_S)
 
     def test_a_record_without_a_key_is_refused_by_a_compacted_topic_and_nothing_of_its_batch_kept(self):
-        from confluent_kafka import KafkaError
         create_topic(self.broker, "keyed", 1, {"cleanup.policy": "compact"})
         create_topic(self.broker, "plain", 1)
         # One batch (linger) mixing keyed records and one without a key: the
