@@ -4,7 +4,8 @@
 // reported with its byte position; the dump then looks for the next intact
 // batch and carries on. Offsets a segment skips (log compaction's holes)
 // are counted, and a cleaning's files not yet swapped in (`.cleaned`,
-// `.swap`) are dumped too, named as such.
+// `.swap`) are dumped too, named as such. A live broker's directory can be
+// dumped: the files are all opened first (see open_segments).
 #include <algorithm>
 #include <filesystem>
 
@@ -69,11 +70,10 @@ Result<bool> intact_at(Window& w, uint64_t pos) {
   return !bytes.empty() && engine::check_batch_integrity(bytes).ok();
 }
 
-Status dump_segment(const std::filesystem::path& path, bool records, bool json, Totals& totals) {
-  io::DiskFileSystem fs(nullptr);
-  STRATA_ASSIGN_OR_RETURN(auto file, fs.open(path, io::OpenMode::kOpenExisting));
-  STRATA_ASSIGN_OR_RETURN(uint64_t size, file->size());
-  Window w(*file, size);
+Status dump_segment(const std::filesystem::path& path, io::File& file, bool records, bool json,
+                    Totals& totals) {
+  STRATA_ASSIGN_OR_RETURN(uint64_t size, file.size());
+  Window w(file, size);
   std::string name = path.filename().string();
   const char* what = name.ends_with(".cleaned") ? "cleaned file (not swapped in)"
                      : name.ends_with(".swap")  ? "cleaned file (swapping in)"
@@ -240,30 +240,66 @@ Status dump_segment(const std::filesystem::path& path, bool records, bool json, 
   return ok_status();
 }
 
-Status dump(const Globals& g, const std::string& target, bool records) {
+// The segment files of a partition directory, sorted.
+std::vector<std::filesystem::path> list_segments(const std::string& dir) {
   std::error_code ec;
   std::vector<std::filesystem::path> files;
-  if (std::filesystem::is_directory(target, ec)) {
-    for (const auto& e : std::filesystem::directory_iterator(target, ec)) {
-      std::string n = e.path().filename().string();
-      for (std::string_view suffix : {"", ".cleaned", ".swap"}) {
-        if (n.ends_with(suffix) &&
-            engine::parse_segment_file_name(n.substr(0, n.size() - suffix.size()))) {
-          files.push_back(e.path());
-        }
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    for (std::string_view suffix : {"", ".cleaned", ".swap"}) {
+      if (n.ends_with(suffix) &&
+          engine::parse_segment_file_name(n.substr(0, n.size() - suffix.size()))) {
+        files.push_back(e.path());
       }
     }
-    std::sort(files.begin(), files.end());
-    if (files.empty())
-      return Error(Errc::kInvalidArgument, fmt::format("no segment files in {}", target));
-  } else if (std::filesystem::is_regular_file(target, ec)) {
-    files.push_back(target);
-  } else {
-    return Error(Errc::kInvalidArgument, fmt::format("{}: no such file or directory", target));
   }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+using OpenSegment = std::pair<std::filesystem::path, std::unique_ptr<io::File>>;
+
+// Every file is opened before any is read: a live broker's cleaner or
+// retention may remove or replace files meanwhile, and an open file stays
+// readable. When a listed file is gone before it could be opened, the
+// directory is listed again.
+Result<std::vector<OpenSegment>> open_segments(const std::string& target) {
+  io::DiskFileSystem fs(nullptr);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(target, ec)) {
+    if (!std::filesystem::is_regular_file(target, ec))
+      return Error(Errc::kInvalidArgument, fmt::format("{}: no such file or directory", target));
+    STRATA_ASSIGN_OR_RETURN(auto file, fs.open(target, io::OpenMode::kOpenExisting));
+    std::vector<OpenSegment> one;
+    one.emplace_back(target, std::move(file));
+    return one;
+  }
+  for (int attempt = 0;; ++attempt) {
+    std::vector<OpenSegment> open;
+    bool vanished = false;
+    for (auto& path : list_segments(target)) {
+      auto file = fs.open(path, io::OpenMode::kOpenExisting);
+      if (!file) {
+        if (attempt < 100 && !std::filesystem::exists(path, ec)) {
+          vanished = true;
+          break;
+        }
+        return file.error();
+      }
+      open.emplace_back(std::move(path), std::move(*file));
+    }
+    if (vanished) continue;
+    if (open.empty())
+      return Error(Errc::kInvalidArgument, fmt::format("no segment files in {}", target));
+    return open;
+  }
+}
+
+Status dump(const Globals& g, const std::string& target, bool records) {
+  STRATA_ASSIGN_OR_RETURN(auto files, open_segments(target));
   Totals totals;
-  for (const auto& f : files)
-    STRATA_TRY(dump_segment(f, records, g.json, totals));
+  for (const auto& [path, file] : files)
+    STRATA_TRY(dump_segment(path, *file, records, g.json, totals));
   if (g.json) {
     print_json({{"type", "summary"},
                 {"segments", files.size()},

@@ -164,10 +164,7 @@ class CompactionTest(unittest.TestCase):
         self.check(records, produced, cleaned)
         self.assertLess(len(records), len(produced) // 4, "the log did not shrink")
         # dump-log counts the offsets the cleaner removed.
-        r = subprocess.run([STRATA, "--json", "dump-log", os.path.join(self.broker.data_dir, topic + "-0")],
-                           capture_output=True, timeout=TIMEOUT_S)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        summary = json.loads(r.stdout.decode().splitlines()[-1])
+        summary = self.dump_log(topic)[-1]
         self.assertEqual(summary["defects"], 0)
         self.assertGreater(summary["missing_offsets"], 0)
         self.assertEqual(summary["records"] + summary["missing_offsets"], max(produced) + 1)
@@ -198,13 +195,25 @@ class CompactionTest(unittest.TestCase):
         cleaned = cleaned_below(self.broker, topic, 0)
         self.check(self.read(topic), produced, cleaned)
 
+    def dump_log(self, topic):
+        """strata dump-log's lines for the partition's files, taken when no
+        cleaning is being swapped in (its `.cleaned` or `.swap` file holds
+        batches the segments beside it hold too)."""
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            r = subprocess.run([STRATA, "--json", "dump-log", os.path.join(self.broker.data_dir, topic + "-0")],
+                               capture_output=True, timeout=TIMEOUT_S)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = [json.loads(line) for line in r.stdout.decode().splitlines()]
+            kinds = {line["kind"] for line in lines if line["type"] == "segment"}
+            if kinds == {"segment"}:
+                return lines
+            self.assertLess(time.monotonic(), deadline, "a cleaning is always being swapped in: %s" % kinds)
+
     def control_batches(self, topic):
         """(base offset, records) of each control batch in the partition's files."""
-        r = subprocess.run([STRATA, "--json", "dump-log", os.path.join(self.broker.data_dir, topic + "-0")],
-                           capture_output=True, timeout=TIMEOUT_S)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        lines = [json.loads(line) for line in r.stdout.decode().splitlines()]
-        return [(b["base_offset"], b["records"]) for b in lines if b.get("type") == "batch" and b["control"]]
+        return [(b["base_offset"], b["records"]) for b in self.dump_log(topic)
+                if b.get("type") == "batch" and b["control"]]
 
     def test_transaction_markers_go_once_their_transactions_data_is_gone(self):
         topic = "txn-changelog"
