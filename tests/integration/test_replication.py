@@ -3,8 +3,10 @@ confluent-kafka (librdkafka) producing acks=all without pause while brokers
 are killed, paused, cut off and restarted.
 
 What it shows, on RF 3 topics with min.insync.replicas=2: after SIGKILL,
-SIGTERM (a controlled shutdown: leaderships handed over before it stops)
-or SIGSTOP of a leader, and five kill-restart bounces in a row, a follower
+SIGTERM (a controlled shutdown: leaderships handed over before it stops,
+and the producer's requests neither time out nor fail but with
+NOT_LEADER_OR_FOLLOWER, as librdkafka's own log tells) or SIGSTOP of a
+leader, and five kill-restart bounces in a row, a follower
 takes over, the producer goes on by itself, and every acknowledged message
 is read back at exactly its acknowledged offset; a killed follower leaves
 the ISR and writes go on with two, a second one makes acks=all fail with
@@ -27,6 +29,7 @@ keep, each key's latest one everywhere. Outcomes only, never
 durations: the failover time is measured in bench/.
 """
 import json
+import logging
 import os
 import random
 import re
@@ -97,17 +100,44 @@ class FindCoordinatorRequestV1(Request):
     SCHEMA = Schema(('key', String('utf-8')), ('key_type', Int8))
 
 
+class ClientLog(logging.Handler):
+    """The lines a librdkafka client logs (through confluent-kafka's
+    `logger`), kept in memory."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.lines = []
+        self.logger = logging.getLogger("client-log-%d" % id(self))
+        self.logger.setLevel(logging.DEBUG)
+        self.logger.propagate = False
+        self.logger.addHandler(self)
+
+    def emit(self, record):
+        with self.lock:  # logging.Handler's own
+            self.lines.append(record.getMessage())
+
+    def matching(self, pattern):
+        with self.lock:
+            return [line for line in self.lines if re.search(pattern, line)]
+
+
 class ContinuousProducer:
     """acks=all messages with unique values, sent without pause from a
     thread until stop(); records each acknowledgement (partition, offset)
     and each error."""
 
-    def __init__(self, bootstrap, topic, conf=None):
+    def __init__(self, bootstrap, topic, conf=None, client_log=False):
         c = {"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
              "message.timeout.ms": 120000, "retry.backoff.ms": 100}
         c.update(conf or {})
         self.topic = topic
-        self.producer = Producer(c)
+        self.client_log = ClientLog() if client_log else None
+        if self.client_log:
+            # librdkafka's own account of each produce error and timeout.
+            c["debug"] = "msg"
+            self.producer = Producer(c, logger=self.client_log.logger)
+        else:
+            self.producer = Producer(c)
         self.acked = {}   # value -> (partition, offset); a retried value keeps its last ack
         self.errors = []
         self.sent = 0
@@ -270,7 +300,7 @@ class ReplicationTest(ClusterTestCase):
         c = self.cluster
         create(c.bootstrap, "handover", partitions=3)
         victim = self.leader("handover", 0)
-        producer = ContinuousProducer(c.bootstrap, "handover")
+        producer = ContinuousProducer(c.bootstrap, "handover", client_log=True)
         producer.wait_for_more(300, "before the SIGTERM")
         c.stop(victim)  # returns once it exited
         # It asked the controller to move what it led, and saw it moved,
@@ -285,6 +315,13 @@ class ReplicationTest(ClusterTestCase):
         self.wait_isr("handover", 3, [1, 2, 3])
         acked, errors = producer.stop()
         self.assertEqual(errors, [])
+        # No request timed out; what the client retried was retriable: only
+        # NOT_LEADER_OR_FOLLOWER from the broker that had handed over.
+        self.assertEqual(producer.client_log.matching(r"REQTMOUT|(?i:timed out)"), [])
+        produced = producer.client_log.matching(r"^(PRODUCE|MSGSET) ")
+        self.assertTrue(any("delivered" in line for line in produced), produced[:3])
+        self.assertEqual([line for line in produced if re.search(r"(?i)error|fail|retry", line)
+                          and "Not leader for partition" not in line], [])
         self.assert_every_ack_read_back("handover", 3, acked)
         self.assert_replicas_identical("handover", 3)
 
