@@ -689,6 +689,12 @@ TEST_F(BrokerTest, ElectLeadersAnswersEveryPartitionItWasAskedAbout) {
   auto resp = client_->call<Req, Resp>(all, 2);
   EXPECT_EQ(resp.error_code, 0);
   EXPECT_TRUE(resp.results.empty());
+  // An empty list names none (null names every one).
+  Req none;
+  none.topic_partitions = std::vector<Req::Topic>{};
+  resp = client_->call<Req, Resp>(none, 2);
+  EXPECT_EQ(resp.error_code, 0);
+  EXPECT_TRUE(resp.results.empty());
   // An unclean election is for offline partitions: these are led.
   Req unclean = req;
   unclean.election_type = Req::kUnclean;

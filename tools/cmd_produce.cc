@@ -68,7 +68,8 @@ Status run(const Globals& g, const ProduceOptions& o) {
   std::map<std::string, std::string> conf = {{"acks", o.acks},
                                              {"compression.type", o.compression},
                                              {"partitioner", "murmur2_random"},
-                                             {"linger.ms", "5"}};
+                                             {"linger.ms", "5"},
+                                             {"allow.auto.create.topics", "true"}};
   STRATA_ASSIGN_OR_RETURN(auto k,
                           Kafka::create(g, Kafka::Kind::kProducer, conf, [](rd_kafka_conf_t* c) {
                             rd_kafka_conf_set_dr_msg_cb(c, on_delivery);

@@ -1,8 +1,12 @@
-// strata topic create|list|describe|alter|delete
+// strata topic create|list|describe|alter|delete|elect-leaders
+#include <algorithm>
+#include <charconv>
+
 #include <fmt/format.h>
 
 #include "server/kafka/error_code.h"
 #include "server/kafka/messages/describe_log_dirs.h"
+#include "server/kafka/messages/elect_leaders.h"
 #include "tools/commands.h"
 #include "tools/output.h"
 #include "tools/time_spec.h"
@@ -330,10 +334,108 @@ Status remove_topics(const Globals& g, const std::vector<std::string>& names) {
   return ok_status();
 }
 
+// "topic" (each of its partitions) or "topic:partition", grouped by topic.
+Result<std::vector<kafka::ElectLeadersRequest::Topic>> election_targets(
+    Kafka& k, const std::vector<std::string>& targets) {
+  std::map<std::string, std::vector<int32_t>> by_topic;
+  for (const auto& target : targets) {
+    auto colon = target.rfind(':');
+    if (colon == std::string::npos) {
+      STRATA_ASSIGN_OR_RETURN(auto t, k.topic(target));
+      for (const auto& p : t.partitions)
+        by_topic[target].push_back(p.id);
+      continue;
+    }
+    std::string topic = target.substr(0, colon);
+    std::string number = target.substr(colon + 1);
+    int32_t partition = -1;
+    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), partition);
+    if (topic.empty() || ec != std::errc() || end != number.data() + number.size() ||
+        partition < 0) {
+      return Error(Errc::kInvalidArgument,
+                   fmt::format("'{}': expected TOPIC or TOPIC:PARTITION", target));
+    }
+    by_topic[topic].push_back(partition);
+  }
+  std::vector<kafka::ElectLeadersRequest::Topic> out;
+  for (auto& [topic, partitions] : by_topic) {
+    std::sort(partitions.begin(), partitions.end());
+    partitions.erase(std::unique(partitions.begin(), partitions.end()), partitions.end());
+    out.push_back({topic, std::move(partitions)});
+  }
+  return out;
+}
+
+// ElectLeaders through the bootstrap broker (any broker relays it to the
+// controller). With no targets, every partition whose preferred replica
+// does not lead.
+Status elect_leaders(const Globals& g, const std::vector<std::string>& targets,
+                     const std::string& type) {
+  kafka::ElectLeadersRequest req;
+  if (type == "preferred") {
+    req.election_type = kafka::ElectLeadersRequest::kPreferred;
+  } else if (type == "unclean") {
+    req.election_type = kafka::ElectLeadersRequest::kUnclean;
+  } else {
+    return Error(Errc::kInvalidArgument,
+                 fmt::format("--type {}: expected preferred or unclean", type));
+  }
+  if (!targets.empty()) {
+    STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
+    STRATA_ASSIGN_OR_RETURN(req.topic_partitions, election_targets(*k, targets));
+  }
+  req.timeout_ms = g.timeout_ms();
+  std::string hostport = g.bootstrap.substr(0, g.bootstrap.find(','));
+  STRATA_ASSIGN_OR_RETURN(auto resp,
+                          (wire_call<kafka::ElectLeadersRequest, kafka::ElectLeadersResponse>(
+                              g, hostport, req, kafka::ElectLeadersRequest::kMaxVersion)));
+  if (resp.error_code != 0) {
+    return Error(Errc::kIoError,
+                 fmt::format("elect leaders: {}",
+                             kafka::error_name(static_cast<kafka::ErrorCode>(resp.error_code))));
+  }
+  // ELECTION_NOT_NEEDED is no failure: the replica asked for leads already.
+  const int16_t not_needed = kafka::code(kafka::ErrorCode::kElectionNotNeeded);
+  nlohmann::json rows = nlohmann::json::array();
+  Table t({"TOPIC", "PARTITION", "RESULT"});
+  std::string failed;
+  size_t elected = 0;
+  for (const auto& topic : resp.results) {
+    for (const auto& p : topic.partitions) {
+      std::string error =
+          p.error_code == 0
+              ? ""
+              : std::string(kafka::error_name(static_cast<kafka::ErrorCode>(p.error_code)));
+      std::string message = p.error_message.value_or("");
+      std::string result = p.error_code == 0 ? "elected" : error + ": " + message;
+      if (p.error_code == 0) ++elected;
+      if (p.error_code != 0 && p.error_code != not_needed && failed.empty())
+        failed = fmt::format("{}-{}: {}", topic.topic, p.partition_id, result);
+      rows.push_back({{"topic", topic.topic},
+                      {"partition", p.partition_id},
+                      {"elected", p.error_code == 0},
+                      {"error", error},
+                      {"message", message}});
+      t.add({topic.topic, std::to_string(p.partition_id), result});
+    }
+  }
+  if (g.json) {
+    print_json({{"partitions", rows}});
+  } else if (rows.empty()) {
+    std::printf("no election needed: every preferred replica leads or cannot lead\n");
+  } else {
+    t.print();
+    std::printf("%zu leader(s) elected\n", elected);
+  }
+  if (!failed.empty()) return Error(Errc::kUnavailable, "elect leaders: " + failed);
+  return ok_status();
+}
+
 }  // namespace
 
 void add_topic_commands(CLI::App& app, Globals& g, Action& action) {
-  auto* topic = app.add_subcommand("topic", "Create, list, describe, alter and delete topics");
+  auto* topic = app.add_subcommand(
+      "topic", "Create, list, describe, alter and delete topics; elect their leaders");
   topic->require_subcommand(1);
 
   auto* c = topic->add_subcommand("create", "Create a topic");
@@ -385,6 +487,19 @@ void add_topic_commands(CLI::App& app, Globals& g, Action& action) {
   auto rnames = std::make_shared<std::vector<std::string>>();
   r->add_option("names", *rnames, "Topic names")->required();
   r->callback([&, rnames] { action = [&g, rnames] { return remove_topics(g, *rnames); }; });
+
+  auto* e = topic->add_subcommand(
+      "elect-leaders",
+      "Move leadership back to each partition's preferred replica (the first of its replicas), "
+      "or with --type unclean to any live replica of a partition no in-sync replica can lead");
+  auto etargets = std::make_shared<std::vector<std::string>>();
+  auto etype = std::make_shared<std::string>("preferred");
+  e->add_option("targets", *etargets,
+                "TOPIC (each of its partitions) or TOPIC:PARTITION; none: every partition");
+  e->add_option("--type", *etype, "preferred (default) or unclean");
+  e->callback([&, etargets, etype] {
+    action = [&g, etargets, etype] { return elect_leaders(g, *etargets, *etype); };
+  });
 }
 
 }  // namespace strata::tools

@@ -59,6 +59,9 @@ Result<std::unique_ptr<Kafka>> Kafka::create(
   if (auto st = set("bootstrap.servers", g.bootstrap); !st) return fail(st);
   // Quiet: errors are reported by the commands, once (-X log_level=7 to debug).
   if (auto st = set("log_level", "0"); !st) return fail(st);
+  // Looking a topic up never creates it (librdkafka's producers ask the
+  // broker to); `strata produce` asks for it, as Kafka's console producer.
+  if (auto st = set("allow.auto.create.topics", "false"); !st) return fail(st);
   for (const auto& [k, v] : extra) {
     if (auto st = set(k, v); !st) return fail(st);
   }

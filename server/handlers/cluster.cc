@@ -166,6 +166,8 @@ void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
       for (int32_t p : t.partitions)
         wanted.push_back({t.topic, p});
   }
+  // An empty list names no partition, as at Kafka (null names them all).
+  if (req.topic_partitions && wanted.empty()) return out.send(kafka::ElectLeadersResponse{});
   bool preferred = req.election_type == kafka::ElectLeadersRequest::kPreferred;
   if (!preferred && req.election_type != kafka::ElectLeadersRequest::kUnclean) {
     kafka::ElectLeadersResponse resp;

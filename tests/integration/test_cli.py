@@ -308,6 +308,12 @@ class CliTest(unittest.TestCase):
         _, err = self.cli("consume", "--topic", "never-created-topic", "--exit", expect=1)
         self.assertIn("unknown topic 'never-created-topic'", err)
         self.assertEqual(len(err.strip().split("\n")), 1)
+        # Looking a topic up never creates it (the broker auto-creates topics).
+        for cmd in (["topic", "describe"], ["topic", "elect-leaders"]):
+            _, err = self.cli(*cmd, "looked-up-topic", expect=1)
+            self.assertIn("unknown topic 'looked-up-topic'", err)
+        out, _ = self.cli("topic", "list")
+        self.assertNotIn("looked-up-topic", out)
         _, err = self.cli("group", "lag", "never-used-group", expect=1)
         self.assertIn("consumer group 'never-used-group' does not exist", err)
         self.assertEqual(len(err.strip().split("\n")), 1)

@@ -182,13 +182,15 @@ class ContinuousProducer:
         return dict(self.acked), list(self.errors)
 
 
-class ReplicationTest(ClusterTestCase):
+class ReplicatedCluster(ClusterTestCase):
+    """Three brokers started with BROKER_ARGS, kept running between tests,
+    and what the tests ask of them (no tests of its own)."""
+
+    BROKER_ARGS = "--set broker.session.timeout.ms=2000 --cores 1"
 
     @classmethod
     def setUpClass(cls):
-        # The cleaner looks every 200 ms (for the compaction test).
-        cls.cluster = Cluster(brokers=3, broker_args="--set broker.session.timeout.ms=2000 "
-                              "--cores 1 --set log.cleaner.backoff.ms=200").up()
+        cls.cluster = Cluster(brokers=3, broker_args=cls.BROKER_ARGS).up()
 
     def setUp(self):
         self.filters = []
@@ -277,7 +279,15 @@ class ReplicationTest(ClusterTestCase):
                     {n: self.dump(n, topic, p) for n in (1, 2, 3)}), timeout=TIMEOUT_S)
             self.assertIn("0 defect(s)", dumps[1][-2])
 
-    # -- the tests --------------------------------------------------------
+
+
+class ReplicationTest(ReplicatedCluster):
+    # The cleaner looks every 200 ms (for the compaction test); leadership
+    # moves back to a preferred replica only when `strata topic
+    # elect-leaders` asks (AutoLeaderRebalanceTest has the automatic one).
+    BROKER_ARGS = ReplicatedCluster.BROKER_ARGS + (
+        " --set log.cleaner.backoff.ms=200 --set auto.leader.rebalance.enable=false")
+
 
     def test_sigkill_of_a_leader_loses_no_acknowledged_message(self):
         c = self.cluster
@@ -324,6 +334,55 @@ class ReplicationTest(ClusterTestCase):
                           and "Not leader for partition" not in line], [])
         self.assert_every_ack_read_back("handover", 3, acked)
         self.assert_replicas_identical("handover", 3)
+
+    def elect_leaders(self, *args):
+        """`strata --json topic elect-leaders ARGS`: (exit code, JSON or None, stderr)."""
+        r = subprocess.run([STRATA, "--json", "-b", self.cluster.bootstrap, "topic", "elect-leaders"]
+                           + list(args), capture_output=True, timeout=TIMEOUT_S)
+        return r.returncode, json.loads(r.stdout) if r.stdout.strip() else None, r.stderr.decode()
+
+    def test_strata_topic_elect_leaders_moves_leadership_back_to_the_preferred_replica(self):
+        c = self.cluster
+        create(c.bootstrap, "preferred", assignment=[[1, 2, 3], [2, 3, 1], [3, 1, 2]])
+        self.wait_isr("preferred", 3, [1, 2, 3])
+        producer = ContinuousProducer(c.bootstrap, "preferred")
+        producer.wait_for_more(200, "before the kill")
+        c.kill(1)
+        self.assertNotEqual(self.leader("preferred", 0, not_=1), 1)
+        producer.wait_for_more(200, "after the kill")
+        c.restart(1)
+        self.wait_isr("preferred", 3, [1, 2, 3])
+        # In sync again, broker 1 leads nothing until asked (this cluster
+        # has no automatic rebalance).
+        self.assertNotEqual(partitions(c.address(2), "preferred")[0].leader, 1)
+        # A partition named twice is elected once.
+        code, out, err = self.elect_leaders("preferred", "preferred:0")
+        self.assertEqual(code, 0, err)
+        got = {p["partition"]: (p["topic"], p["elected"], p["error"]) for p in out["partitions"]}
+        self.assertEqual(got, {0: ("preferred", True, ""),
+                               1: ("preferred", False, "ELECTION_NOT_NEEDED"),
+                               2: ("preferred", False, "ELECTION_NOT_NEEDED")})
+        self.assertEqual(len(out["partitions"]), 3)
+        wait_until("every broker sees broker 1 lead preferred-0 again", lambda: all(
+            partitions(c.address(n), "preferred")[0].leader == 1 for n in (1, 2, 3)),
+            timeout=TIMEOUT_S)
+        producer.wait_for_more(200, "after the election")
+        # Every partition of the cluster: nothing of this topic is left to elect.
+        code, out, err = self.elect_leaders()
+        self.assertEqual(code, 0, err)
+        self.assertNotIn("preferred", [p["topic"] for p in out["partitions"]])
+        # Bad targets are refused, naming what is wrong.
+        for args, why in ((["preferred:x"], "expected TOPIC or TOPIC:PARTITION"),
+                          (["preferred:7"], "UNKNOWN_TOPIC_OR_PARTITION"),
+                          (["no-such-topic"], "no-such-topic"),
+                          (["--type", "sideways", "preferred"], "expected preferred or unclean")):
+            code, _, err = self.elect_leaders(*args)
+            self.assertNotEqual(code, 0, args)
+            self.assertIn(why, err, args)
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        self.assert_every_ack_read_back("preferred", 3, acked)
+        self.assert_replicas_identical("preferred", 3)
 
     def test_sigterm_of_a_broker_leading_hundreds_of_partitions_hands_every_one_over(self):
         # More leaderships than etcd takes in one transaction (128 compares):
@@ -862,6 +921,40 @@ class ReplicationTest(ClusterTestCase):
         for a, b in ((1, 2), (1, 3), (2, 3)):
             shared = replicas[a].keys() & replicas[b].keys()
             self.assertEqual([o for o in shared if replicas[a][o] != replicas[b][o]], [])
+
+
+class AutoLeaderRebalanceTest(ReplicatedCluster):
+    """auto.leader.rebalance.enable (on by default), checked every second."""
+    BROKER_ARGS = ReplicatedCluster.BROKER_ARGS + " --set leader.imbalance.check.interval.seconds=1"
+
+    def test_a_restarted_broker_gets_its_preferred_leaderships_back_once_in_sync(self):
+        c = self.cluster
+        create(c.bootstrap, "rebalanced", assignment=[[1, 2, 3], [1, 3, 2], [2, 3, 1]])
+        preferred = {0: 1, 1: 1, 2: 2}
+
+        def leaders_everywhere():
+            seen = [{p: m.leader for p, m in partitions(c.address(n), "rebalanced").items()}
+                    for n in (1, 2, 3) if self.running(n)]
+            return seen[0] if all(s == seen[0] for s in seen) else None
+        wait_until("the preferred leaders", lambda: leaders_everywhere() == preferred,
+                   timeout=TIMEOUT_S)
+        producer = ContinuousProducer(c.bootstrap, "rebalanced")
+        producer.wait_for_more(200, "before the kill")
+        c.kill(1)
+        for p in (0, 1):
+            self.assertNotEqual(self.leader("rebalanced", p, not_=1), 1)
+        producer.wait_for_more(200, "after the kill")
+        c.restart(1)
+        # Back in sync, broker 1 leads its two partitions again by itself.
+        wait_until("broker 1 leading partitions 0 and 1 again",
+                   lambda: leaders_everywhere() == preferred, timeout=TIMEOUT_S)
+        for m in partitions(c.address(1), "rebalanced").values():
+            self.assertIn(1, m.isrs)
+        producer.wait_for_more(200, "after the rebalance")
+        acked, errors = producer.stop()
+        self.assertEqual(errors, [])
+        self.assert_every_ack_read_back("rebalanced", 3, acked)
+        self.assert_replicas_identical("rebalanced", 3)
 
 
 if __name__ == "__main__":
