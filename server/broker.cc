@@ -112,26 +112,44 @@ TopicDefaultLayers Broker::topic_default_layers() const {
                             dynamic->cluster_default, config_.topic_default_props};
 }
 
-Result<const TopicDefaultSynonym*> Broker::dynamic_config(std::string_view key) {
+std::string_view Broker::DynamicKey::type() const {
+  if (kafka_only != nullptr) return kafka_only->type;
+  const auto* d = engine::find_topic_config(synonym->topic_key);
+  return d == nullptr ? std::string_view("string") : synonym->unit == 1 ? d->type : "long";
+}
+
+Result<Broker::DynamicKey> Broker::dynamic_config(std::string_view key) {
   const auto* synonym = find_synonym(key);
-  if ((synonym != nullptr && !synonym->dynamic) || BrokerConfig::is_static_key(key)) {
+  const auto* kafka = synonym == nullptr ? find_kafka_broker_config(key) : nullptr;
+  if ((synonym != nullptr && !synonym->dynamic) || BrokerConfig::is_static_key(key) ||
+      (kafka != nullptr && kafka->mode == KafkaBrokerConfig::Mode::kReadOnly)) {
     return Error(Errc::kInvalidArgument,
                  fmt::format("broker config '{}' cannot be changed at runtime: set it in the "
                              "properties file or with --set and restart the broker",
                              key));
   }
-  if (synonym == nullptr) {
+  if (synonym == nullptr && kafka == nullptr) {
     return Error(Errc::kInvalidConfig,
                  fmt::format("unknown broker config '{}' (or one Strata does not have)", key));
   }
-  return synonym;
+  return DynamicKey{synonym, kafka};
 }
 
 Status Broker::set_dynamic_configs(const coordinator::BrokerScope& scope,
                                    const coordinator::ConfigMap& configs, bool validate_only) {
   for (const auto& [key, value] : configs) {
-    STRATA_ASSIGN_OR_RETURN(const auto* synonym, dynamic_config(key));
-    STRATA_TRY(topic_value_of(*synonym, value));
+    STRATA_ASSIGN_OR_RETURN(auto k, dynamic_config(key));
+    if (k.synonym != nullptr) {
+      STRATA_TRY(topic_value_of(*k.synonym, value));
+      continue;
+    }
+    STRATA_TRY(check_kafka_broker_value(*k.kafka_only, value));
+    if (!scope.node_id && k.kafka_only->mode == KafkaBrokerConfig::Mode::kPerBroker) {
+      return Error(Errc::kInvalidConfig,
+                   fmt::format("broker config '{}' is set for one broker at a time, not as the "
+                               "cluster default: name the broker",
+                               key));
+    }
   }
   // What the defaults become, checked as a whole before anything is stored.
   auto layers = topic_default_layers();

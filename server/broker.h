@@ -39,6 +39,7 @@
 #include "io/shard.h"
 #include "server/broker_config.h"
 #include "server/controller_forward.h"
+#include "server/kafka_broker_configs.h"
 #include "server/shard_state.h"
 
 namespace strata::server {
@@ -102,10 +103,18 @@ class Broker {
   // so the shards then apply the new defaults.
   Status set_dynamic_configs(const coordinator::BrokerScope& scope,
                              const coordinator::ConfigMap& configs, bool validate_only);
-  // The topic default `key` sets if it may change at runtime; otherwise an
-  // error naming it (kInvalidArgument for static ones, which need a
-  // restart; kInvalidConfig for unknown ones).
-  static Result<const TopicDefaultSynonym*> dynamic_config(std::string_view key);
+  // What a broker config that may change at runtime is: the topic default
+  // it sets, or a Kafka config Strata keeps without using it.
+  struct DynamicKey {
+    const TopicDefaultSynonym* synonym = nullptr;
+    const KafkaBrokerConfig* kafka_only = nullptr;
+    // Its type as DescribeConfigs names it ("long", "list", ...).
+    std::string_view type() const;
+  };
+  // `key` if it may change at runtime; otherwise an error naming it
+  // (kInvalidArgument for static ones, which need a restart; kInvalidConfig
+  // for unknown ones).
+  static Result<DynamicKey> dynamic_config(std::string_view key);
 
   // Runs `mutation` (a catalog change) on the control thread, then brings
   // every shard in line with the new snapshot (opening or deleting

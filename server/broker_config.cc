@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "coordinator/etcd_endpoints.h"
+#include "server/kafka_broker_configs.h"
 
 namespace strata::server {
 namespace {
@@ -287,6 +288,9 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
   } else if (key == "replica.fetch.wait.max.ms") {
     // Below the follower's call timeout and the leader's longest wait.
     STRATA_ASSIGN_OR_RETURN(replica_fetch_wait_max_ms, parse_int<int32_t>(key, value, 0, 30'000));
+  } else if (const auto* kafka = find_kafka_broker_config(key)) {
+    STRATA_TRY(check_kafka_broker_value(*kafka, value));
+    kafka_only_props[key] = value;
   } else {
     return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
   }
@@ -412,7 +416,10 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
               << "Those topic defaults but log.retention.minutes/hours, log.roll.hours,\n"
                  "log.roll.jitter.hours, log.flush.scheduler.interval.ms and\n"
                  "log.message.format.version can also be changed at runtime (AlterConfigs on\n"
-                 "the broker resource); they are kept in the metadata store.\n";
+                 "the broker resource); they are kept in the metadata store.\n"
+                 "Every other broker config Apache Kafka documents is taken too: its value is\n"
+                 "checked against Kafka's type, kept and shown by DescribeConfigs, and has no\n"
+                 "effect in Strata; those Kafka can change at runtime can be changed so here.\n";
     return std::optional<BrokerConfig>();
   } catch (const CLI::ParseError& e) {
     return Error(Errc::kInvalidArgument, e.what());

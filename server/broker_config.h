@@ -135,6 +135,9 @@ struct BrokerConfig {
   // as the static properties set them, and those properties as given.
   engine::TopicConfig topic_defaults;
   coordinator::ConfigMap topic_default_props;
+  // Kafka broker configs Strata has no use for (kafka_broker_configs.h), as
+  // given: checked against their Kafka type, kept and shown.
+  coordinator::ConfigMap kafka_only_props;
 
   // Parses argv. Returns nullopt after printing --help; errors name the
   // offending flag or key.

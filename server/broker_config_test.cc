@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/testing/temp_dir.h"
+#include "server/kafka_broker_configs.h"
 
 namespace strata::server {
 namespace {
@@ -95,6 +96,10 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
   };
   std::vector<Case> cases = {
       {{"--set", "no.such.key=1"}, "unknown broker config 'no.such.key'"},
+      {{"--set", "num.io.threads=many"}, "'num.io.threads': must be an int"},
+      {{"--set", "sasl.kerberos.min.time.before.relogin=1m"}, "must be a long"},
+      {{"--set", "delete.topic.enable=yes"}, "true or false"},
+      {{"--set", "log.cleaner.io.buffer.load.factor=high"}, "must be a number"},
       {{"--set", "num.partitions=0"}, "num.partitions"},
       {{"--set", "auto.create.topics.enable=yes"}, "true or false"},
       {{"--set", "novalue"}, "key=value"},
@@ -126,6 +131,32 @@ TEST(BrokerConfig, BadInputNamesTheProblem) {
     ASSERT_FALSE(r.ok()) << c.args[0];
     EXPECT_NE(r.error().message().find(c.message_part), std::string::npos) << r.error().message();
   }
+}
+
+TEST(BrokerConfig, EveryBrokerConfigKafkaDocumentsIsTakenAndKept) {
+  // The generated table is sorted (find_kafka_broker_config searches it)
+  // and holds Kafka 4's configs.
+  auto all = kafka_broker_configs();
+  EXPECT_GE(all.size(), 379u);
+  for (size_t i = 1; i < all.size(); ++i)
+    EXPECT_LT(all[i - 1].name, all[i].name);
+  for (const auto& k : all)
+    EXPECT_EQ(find_kafka_broker_config(k.name), &k);
+  EXPECT_EQ(find_kafka_broker_config("no.such.key"), nullptr);
+  // A properties file written for Kafka: what Strata uses is applied, the
+  // rest is kept as given.
+  auto c = parse({"--set", "num.partitions=3", "--set", "num.network.threads=5", "--set",
+                  "process.roles=broker,controller", "--set", "ssl.keystore.password=secret",
+                  "--set", "log.cleaner.io.buffer.load.factor=0.8", "--set",
+                  "sasl.kerberos.min.time.before.relogin=58000"});
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ((*c)->num_partitions, 3);
+  EXPECT_EQ((*c)->kafka_only_props,
+            (coordinator::ConfigMap{{"log.cleaner.io.buffer.load.factor", "0.8"},
+                                    {"num.network.threads", "5"},
+                                    {"process.roles", "broker,controller"},
+                                    {"sasl.kerberos.min.time.before.relogin", "58000"},
+                                    {"ssl.keystore.password", "secret"}}));
 }
 
 TEST(BrokerConfig, TheDefaultReplicationFactorIsAnyPositiveCountAsInKafka) {

@@ -422,6 +422,44 @@ TEST_F(BrokerTest, StaticAndUnknownBrokerConfigsAreRefusedByName) {
   EXPECT_TRUE(describe(kafka::kResourceBroker, "").configs.empty());
 }
 
+TEST_F(BrokerTest, KafkaBrokerConfigsStrataDoesNotUseAreKeptWhereKafkaAllowsThem) {
+  // Per broker only (Kafka: "broker id must be specified").
+  auto mechanisms =
+      alter(kafka::kResourceBroker, "", {{"sasl.enabled.mechanisms", Inc::kSet, "PLAIN"}});
+  EXPECT_EQ(mechanisms.error_code, kafka::code(kafka::ErrorCode::kInvalidConfig));
+  EXPECT_NE(mechanisms.error_message->find("sasl.enabled.mechanisms"), std::string::npos);
+  ASSERT_EQ(alter(kafka::kResourceBroker, "1", {{"sasl.enabled.mechanisms", Inc::kSet, "PLAIN"}})
+                .error_code,
+            0);
+  // IncrementalAlterConfigs' APPEND works on Kafka's list configs.
+  ASSERT_EQ(alter(kafka::kResourceBroker, "1",
+                  {{"sasl.enabled.mechanisms", Inc::kAppend, "SCRAM-SHA-256"}})
+                .error_code,
+            0);
+  // Cluster-wide: the default for every broker, under a broker's own value.
+  ASSERT_EQ(alter(kafka::kResourceBroker, "", {{"num.io.threads", Inc::kSet, "6"}}).error_code, 0);
+  auto all = describe(kafka::kResourceBroker, "");
+  ASSERT_EQ(all.configs.size(), 1u);
+  EXPECT_EQ(all.configs[0].name, "num.io.threads");
+  EXPECT_EQ(all.configs[0].config_source, kafka::kSourceDynamicDefaultBrokerConfig);
+  std::map<std::string, kafka::DescribeConfigsResponse::Config> mine;
+  for (auto& c : describe(kafka::kResourceBroker, "1").configs)
+    mine[c.name] = c;
+  EXPECT_EQ(mine["num.io.threads"].value, "6");
+  EXPECT_EQ(mine["num.io.threads"].config_source, kafka::kSourceDynamicDefaultBrokerConfig);
+  EXPECT_EQ(mine["num.io.threads"].config_type, 3);  // INT
+  EXPECT_EQ(mine["sasl.enabled.mechanisms"].value, "PLAIN,SCRAM-SHA-256");
+  EXPECT_EQ(mine["sasl.enabled.mechanisms"].config_source, kafka::kSourceDynamicBrokerConfig);
+  EXPECT_EQ(mine["sasl.enabled.mechanisms"].config_type, 7);  // LIST
+  EXPECT_EQ(mine["ssl.truststore.password"].config_type, 9);  // PASSWORD
+  EXPECT_TRUE(mine["ssl.truststore.password"].is_sensitive);
+  EXPECT_TRUE(mine["process.roles"].read_only);
+  // Every config Kafka documents is listed once.
+  EXPECT_GE(mine.size(), kafka_broker_configs().size());
+  auto again = describe(kafka::kResourceBroker, "1").configs;
+  EXPECT_EQ(again.size(), mine.size());
+}
+
 TEST_F(BrokerTest, CompressionTypeRecompressesWhatTheProducerSent) {
   create_topic("zstd", 1, {{"compression.type", "zstd"}});
   create_topic("plain-codec", 1, {{"compression.type", "uncompressed"}});

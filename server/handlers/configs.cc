@@ -15,6 +15,7 @@
 #include "server/broker.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
+#include "server/kafka_broker_configs.h"
 #include "server/topic_defaults.h"
 
 namespace strata::server::handlers {
@@ -31,6 +32,9 @@ int8_t config_type(std::string_view type) {
   if (type == "long") return 5;
   if (type == "double") return 6;
   if (type == "list") return 7;
+  if (type == "short") return 4;
+  if (type == "class") return 8;
+  if (type == "password") return 9;
   return 0;
 }
 
@@ -134,6 +138,9 @@ Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRe
         if (const auto* def = engine::find_topic_config(s->topic_key))
           c.config_type = config_type(def->type);
         if (docs) c.documentation = synonym_doc(*s);
+      } else if (const auto* k = find_kafka_broker_config(name)) {
+        c.config_type = config_type(k->type);
+        if (docs) c.documentation = std::string(kNoEffectInStrata);
       }
       out.configs.push_back(std::move(c));
     }
@@ -189,6 +196,41 @@ Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRe
     }
     out.configs.push_back(std::move(c));
   }
+  // Every other config Kafka documents: kept, without effect here.
+  std::set<std::string> shown;
+  for (const auto& c : out.configs)
+    shown.insert(c.name);
+  for (const auto& [name, value] : cfg.describe())
+    shown.insert(name);
+  for (const auto& k : kafka_broker_configs()) {
+    std::string name(k.name);
+    if ((wanted && !wanted->count(name)) || shown.count(name) || BrokerConfig::is_static_key(name))
+      continue;
+    Described::Config c;
+    c.name = name;
+    c.read_only = k.mode == KafkaBrokerConfig::Mode::kReadOnly;
+    c.config_type = config_type(k.type);
+    c.is_sensitive = k.type == "password";
+    auto own = layers_of(
+        TopicDefaultLayers{layers.per_broker, layers.cluster_default, cfg.kafka_only_props}, name);
+    if (!own.empty()) {
+      c.value = own.front().value;
+      c.config_source = source_of(own.front().layer);
+    } else {
+      if (k.default_value) c.value = std::string(*k.default_value);
+      c.config_source = kafka::kSourceDefaultConfig;
+    }
+    c.is_default = c.config_source == kafka::kSourceDefaultConfig;
+    if (docs) c.documentation = std::string(kNoEffectInStrata);
+    if (synonyms) {
+      for (const auto& o : own)
+        c.synonyms.push_back({o.broker_key,
+                              c.is_sensitive ? std::nullopt : std::optional<std::string>(o.value),
+                              source_of(o.layer)});
+    }
+    if (c.is_sensitive) c.value = std::nullopt;
+    out.configs.push_back(std::move(c));
+  }
   return out;
 }
 
@@ -232,15 +274,15 @@ AlterTarget broker_target(Broker& broker, const coordinator::BrokerScope& scope)
   return AlterTarget{
       broker.dynamic_configs()->of(scope),
       [](const std::string& name) -> Result<std::string_view> {
-        STRATA_ASSIGN_OR_RETURN(const auto* s, Broker::dynamic_config(name));
-        const auto* d = engine::find_topic_config(s->topic_key);
-        if (d == nullptr)
-          return Error(Errc::kInternal, "no topic config " + std::string(s->topic_key));
-        return d->type;
+        STRATA_ASSIGN_OR_RETURN(auto k, Broker::dynamic_config(name));
+        return k.type();
       },
-      [defaults](const std::string& name) {
-        const auto* s = find_synonym(name);
-        return s ? (*defaults)[std::string(s->topic_key)] : std::string();
+      [defaults, current = broker.dynamic_configs()->of(scope)](const std::string& name) {
+        if (const auto* s = find_synonym(name)) return (*defaults)[std::string(s->topic_key)];
+        // A Kafka config Strata keeps: its value here, else Kafka's default.
+        if (auto it = current.find(name); it != current.end()) return it->second;
+        const auto* k = find_kafka_broker_config(name);
+        return k && k->default_value ? std::string(*k->default_value) : std::string();
       },
   };
 }

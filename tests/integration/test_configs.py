@@ -265,6 +265,56 @@ class ConfigsTest(unittest.TestCase):
         got = describe(self.broker, ConfigResource("broker", NODE_ID))
         self.assertEqual(got["log.retention.ms"].source, ConfigSource.STATIC_BROKER_CONFIG.value)
 
+    def test_every_broker_config_kafka_documents_is_taken_kept_and_shown(self):
+        # librdkafka's admin client sets this one on a broker; Strata keeps
+        # it (it has no Kerberos) and shows it with its source.
+        broker = ConfigResource("broker", NODE_ID)
+        kerberos = "sasl.kerberos.min.time.before.relogin"
+        self.assertIsNone(alter(self.broker, ConfigResource("broker", NODE_ID, set_config={
+            kerberos: "58000", "num.io.threads": "4"})))
+
+        def check(got, static):
+            self.assertEqual((got[kerberos].value, got[kerberos].source, got[kerberos].is_read_only),
+                             ("58000", ConfigSource.DYNAMIC_BROKER_CONFIG.value, False))
+            self.assertEqual(got["num.io.threads"].value, "4")
+            # Read only at start: Kafka's default, or the properties' value.
+            self.assertEqual((got["socket.send.buffer.bytes"].value, got["socket.send.buffer.bytes"].source,
+                              got["socket.send.buffer.bytes"].is_read_only),
+                             ("102400", ConfigSource.DEFAULT_CONFIG.value, True))
+            self.assertEqual((got["queued.max.requests"].value, got["queued.max.requests"].source),
+                             ("900", ConfigSource.STATIC_BROKER_CONFIG.value) if static
+                             else ("500", ConfigSource.DEFAULT_CONFIG.value))
+            # A password is never shown.
+            self.assertTrue(got["ssl.keystore.password"].is_sensitive)
+            self.assertIsNone(got["ssl.keystore.password"].value)
+            for name in ("process.roles", "controller.quorum.voters", "sasl.enabled.mechanisms",
+                         "remote.log.storage.system.enable", "group.coordinator.rebalance.protocols",
+                         "share.coordinator.state.topic.replication.factor", "num.network.threads"):
+                self.assertIn(name, got)
+            # Kafka 4.4 documents 379.
+            self.assertGreaterEqual(len(got), 379)
+
+        check(describe(self.broker, broker), static=False)
+        # Taken from the properties too, and the dynamic one survives a restart.
+        self.broker.stop()
+        self.broker.extra_args += ["--set", "queued.max.requests=900"]
+        self.broker.start()
+        check(describe(self.broker, broker), static=True)
+        # Refused, saying why, and nothing stored: a value of the wrong type,
+        # a config Kafka reads only at start.
+        for resource, name, value, code, why in (
+                (NODE_ID, kerberos, "soon", KafkaError.INVALID_CONFIG, "must be a long"),
+                (NODE_ID, "queued.max.requests", "10", KafkaError.INVALID_REQUEST, "restart")):
+            with self.subTest(name=name):
+                err = alter(self.broker, ConfigResource("broker", resource, set_config={name: value}))
+                self.assertIsNotNone(err)
+                self.assertEqual(err.code(), code, str(err))
+                self.assertIn(name, err.str())
+                self.assertIn(why, err.str())
+        check(describe(self.broker, broker), static=True)
+        # (The cluster default, which librdkafka 2.0.2 cannot name, is
+        # covered in server/broker_test.cc.)
+
     def test_an_unreachable_etcd_at_start_is_retried_then_the_broker_exits(self):
         # Nothing listens on this loopback port: the broker says which
         # endpoint it waits for, retries, and gives up after the timeout.
