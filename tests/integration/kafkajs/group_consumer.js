@@ -1,6 +1,6 @@
 // One kafkajs consumer-group member for tests/integration/test_groups_clients.py.
 //
-//   node group_consumer.js <bootstrap> <group> <topic> <clientId> [logLevel]
+//   node group_consumer.js <bootstrap[,bootstrap...]> <group> <topic> <clientId> [logLevel]
 //
 // Subscribes from the beginning and runs eachMessage; every message's offset
 // is committed (consumer.commitOffsets, autoCommit off) right after it is
@@ -32,7 +32,7 @@ async function main() {
   if (!clientId) throw new Error('usage: node group_consumer.js <bootstrap> <group> <topic> <clientId> [logLevel]')
   const kafka = new Kafka({
     clientId,
-    brokers: [bootstrap],
+    brokers: bootstrap.split(','),
     logLevel: logLevel[level || 'WARN'],
     logCreator: stderrLog,
     connectionTimeout: 10000,
