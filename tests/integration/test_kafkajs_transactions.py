@@ -14,7 +14,10 @@ group's committed offsets at its commit and never at its abort; once a
 second producer has initialized with the same transactionalId, the first
 one's sends and commit fail with INVALID_PRODUCER_EPOCH, also a commit
 sent right after the second one's commit, and nothing it wrote is visible
-to read_committed.
+to read_committed; a kafkajs consume-transform-produce application
+(kafkajs/transformer.js) SIGKILLed three times mid-stream and restarted
+leaves the transform of every input record in its output exactly once, in
+input order per partition.
 
 EndTxn is answered once the commit is decided; its markers are written
 after (as in Kafka), so a read right after a commit polls until it settles
@@ -38,8 +41,10 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from harness import Broker
 from test_confluent import create_topic, produce_all, read_all
 from test_kafkajs import DRIVER, DRIVER_TIMEOUT_S, KAFKAJS_DIR, b64
+from test_transactions import transform_under_sigkills
 
 TIMEOUT_S = 30
+TRANSFORMER = os.path.join(KAFKAJS_DIR, "transformer.js")
 # The kafkajs consumer joins a group: no wait for more members.
 NO_DELAY = ["--set", "group.initial.rebalance.delay.ms=0"]
 
@@ -122,6 +127,9 @@ class KafkajsTransactionsTest(unittest.TestCase):
             got = read_fn()
         self.assertEqual(got, want, what)
         return got
+
+    def test_consume_transform_produce_survives_sigkills_of_the_transformer(self):
+        transform_under_sigkills(self, self.broker, ["node", TRANSFORMER], kills=3, cwd=KAFKAJS_DIR)
 
     def fetched(self, result):
         """kafkajs admin.fetchOffsets: {(topic, partition): offset}."""

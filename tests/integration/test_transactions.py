@@ -9,8 +9,18 @@ and no aborted one, in order, and read_uncommitted sees both; offsets sent
 in a transaction become the group's committed offsets at its commit and
 never at its abort; after a second producer with the same id initializes,
 the first one's next transaction fails fatally (fenced) and nothing it
-wrote is visible to read_committed readers.
+wrote is visible to read_committed readers; a consume-transform-produce
+application (transformer.py) SIGKILLed four times mid-stream and restarted
+leaves the transform of every input record in its output exactly once, in
+input order per partition.
 """
+import os
+import queue
+import random
+import subprocess
+import sys
+import threading
+import time
 import unittest
 import uuid
 
@@ -21,6 +31,11 @@ from harness import Broker
 from test_confluent import create_topic, read_all
 
 TIMEOUT_S = 30
+# What a transformer that failed prints (a client's retried warnings, such as
+# librdkafka's while the killed instance's transaction is being aborted, are
+# not failures).
+FATAL = r"Traceback|transformer\.js:"
+TRANSFORMER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "transformer.py")
 
 
 def txn_producer(broker, txn_id, conf=None):
@@ -39,6 +54,65 @@ def values(records):
 def read(broker, topic, partitions, isolation):
     return read_all(broker, [TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)],
                     conf={"isolation.level": isolation})
+
+
+def transform_under_sigkills(test, broker, command, kills, n=3000, partitions=3, cwd=None):
+    """Runs a consume-transform-produce application (`command` + bootstrap,
+    input, output, group, transactional id; it prints `committed <n>`
+    after each transaction) from "src" to "dst", SIGKILLs it `kills` times
+    right after one of its commits (so most likely inside its next
+    transaction) and starts it again, then lets it finish. Read
+    read_committed, the output must hold the transform ("t:" + value) of
+    every input record exactly once, in input order per partition."""
+    create_topic(broker, "src", partitions=partitions)
+    create_topic(broker, "dst", partitions=partitions)
+    src = Producer({"bootstrap.servers": broker.bootstrap, "enable.idempotence": True})
+    for i in range(n):
+        src.produce("src", value=b"%d" % i, partition=i % partitions)
+    test.assertEqual(src.flush(TIMEOUT_S), 0)
+    rng = random.Random(35)
+
+    def run_until(stop):
+        proc = subprocess.Popen(command + [broker.bootstrap, "src", "dst", "etl", "etl-1"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout] + [lines.put(None)],
+                         daemon=True).start()
+        failure = None
+        try:
+            stop(lines)
+        except (AssertionError, queue.Empty) as e:
+            failure = e
+        proc.kill()
+        proc.wait(TIMEOUT_S)
+        err = proc.stderr.read().decode()
+        proc.stdout.close()
+        proc.stderr.close()
+        if failure is not None:
+            raise AssertionError("%r\nits stderr:\n%s\nbroker log (tail):\n%s" % (
+                failure, err[-5000:], "\n".join(broker.log().splitlines()[-30:])))
+        return err
+
+    def next_commit(lines):
+        line = lines.get(timeout=TIMEOUT_S * 2)
+        test.assertIsNotNone(line, "the transformer exited")
+        test.assertTrue(line.startswith(b"committed "), line)
+
+    for _ in range(kills):
+        k = rng.randint(1, 8)
+        err = run_until(lambda lines: [next_commit(lines) for _ in range(k)])
+        test.assertNotRegex(err, FATAL)
+
+    def output_complete(lines):
+        deadline = time.monotonic() + TIMEOUT_S * 2
+        while len(read(broker, "dst", partitions, "read_committed")) < n:
+            test.assertLess(time.monotonic(), deadline, "the output never reached %d records" % n)
+            next_commit(lines)
+    test.assertNotRegex(run_until(output_complete), FATAL)
+    out = read(broker, "dst", partitions, "read_committed")
+    for p in range(partitions):
+        test.assertEqual([r.value for r in out if r.partition == p],
+                         [b"t:%d" % i for i in range(p, n, partitions)], "partition %d" % p)
 
 
 class TransactionsTest(unittest.TestCase):
@@ -135,6 +209,9 @@ class TransactionsTest(unittest.TestCase):
         cons.close()
         out = read(self.broker, "out", 2, "read_committed")
         self.assertEqual(sorted(values(out)), sorted(b"x%d" % i for i in range(100)))
+
+    def test_consume_transform_produce_survives_sigkills_of_the_transformer(self):
+        transform_under_sigkills(self, self.broker, [sys.executable, TRANSFORMER], kills=4)
 
     def test_a_new_instance_fences_the_old_one(self):
         create_topic(self.broker, "fenced", partitions=1)
