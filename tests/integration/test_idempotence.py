@@ -6,12 +6,15 @@ paused (SIGSTOP) past the producer's request timeout, librdkafka gives up
 on the requests in flight, reconnects and sends the same batches again once
 the broker resumes — which by then has read the first copies too. Every
 message is stored exactly once, in the order it was sent within its
-partition, at the offset its delivery report gave. And without idempotence
-the same pause stores duplicates, so the check above can fail.
+partition, at the offset its delivery report gave. The same holds when the
+producer's connections are cut four times (a packet filter dropping the
+broker's port on loopback) and restored. And without idempotence the same
+pause stores duplicates, so the check above can fail.
 """
 import logging
 import os
 import signal
+import subprocess
 import threading
 import unittest
 
@@ -42,16 +45,43 @@ class IdempotenceTest(unittest.TestCase):
         # A pause of the broker is not a lapse of its registration here.
         self.broker = Broker(extra_args=["--set", "broker.session.timeout.ms=120000"]).start()
 
+        self.filters = []
+
     def tearDown(self):
+        for rule in self.filters:
+            subprocess.run(["iptables", "-D"] + rule, capture_output=True)
         if self.broker.proc is not None:
             os.kill(self.broker.proc.pid, signal.SIGCONT)
         self.broker.__exit__(None, None, None)
 
-    def produce_across_a_pause(self, topic, idempotent):
+    def pause(self):
+        os.kill(self.broker.proc.pid, signal.SIGSTOP)
+
+    def resume(self):
+        os.kill(self.broker.proc.pid, signal.SIGCONT)
+
+    def cut(self):
+        """Drops every packet to and from the broker's port on loopback:
+        connections stay open, nothing arrives."""
+        for rule in self.rules():
+            subprocess.run(["iptables", "-A"] + rule, check=True)
+            self.filters.append(rule)
+
+    def heal(self):
+        for rule in self.rules():
+            subprocess.run(["iptables", "-D"] + rule, check=True)
+            self.filters.remove(rule)
+
+    def rules(self):
+        port = str(self.broker.port)
+        return [["INPUT", "-d", "127.0.0.1", "-p", "tcp", "--dport", port, "-j", "DROP"],
+                ["INPUT", "-s", "127.0.0.1", "-p", "tcp", "--sport", port, "-j", "DROP"]]
+
+    def produce_across(self, topic, idempotent, disrupt, restore, rounds=1):
         """Sends numbered messages round-robin over the partitions without
-        pause; pauses the broker until the producer has timed out requests
-        in flight, resumes it, and sends more. Returns {value: (partition,
-        offset)} from the delivery reports."""
+        pause; `rounds` times, disrupts the broker (a pause, a cut) until the
+        producer has timed out requests in flight, restores it, and sends
+        more. Returns {value: (partition, offset)} from the delivery reports."""
         create_topic(self.broker, topic, partitions=PARTITIONS)
         timeouts = Timeouts()
         log = logging.getLogger("rdkafka-" + topic)
@@ -60,6 +90,8 @@ class IdempotenceTest(unittest.TestCase):
         conf = {"bootstrap.servers": self.broker.bootstrap, "enable.idempotence": idempotent,
                 # librdkafka times a ProduceRequest out after socket.timeout.ms.
                 "acks": "all", "linger.ms": 5, "socket.timeout.ms": 1500,
+                # A connection tried while cut is given up soon, and tried again.
+                "socket.connection.setup.timeout.ms": 3000, "reconnect.backoff.max.ms": 1000,
                 "message.timeout.ms": 120000, "retry.backoff.ms": 100,
                 "max.in.flight.requests.per.connection": 5}
         if not idempotent:
@@ -87,15 +119,17 @@ class IdempotenceTest(unittest.TestCase):
         send(300)
         p.flush(TIMEOUT_S)
         self.assertEqual(len(acked), 300, errors)
-        os.kill(self.broker.proc.pid, signal.SIGSTOP)
-        try:
-            # In flight while paused: the requests time out on the client.
+        for _ in range(rounds):
+            before = timeouts.count
+            disrupt()
+            try:
+                # In flight while disrupted: the requests time out on the client.
+                send(300)
+                wait_until("the producer to time out requests to the broker",
+                           lambda: (p.poll(0.05), timeouts.count)[1] > before, timeout=TIMEOUT_S)
+            finally:
+                restore()
             send(300)
-            wait_until("the producer to time out requests to the paused broker",
-                       lambda: (p.poll(0.05), timeouts.count)[1] > 0, timeout=TIMEOUT_S)
-        finally:
-            os.kill(self.broker.proc.pid, signal.SIGCONT)
-        send(300)
         self.assertEqual(p.flush(TIMEOUT_S * 2), 0)
         self.assertEqual(errors, [])
         self.assertEqual(len(acked), sent[0])
@@ -106,9 +140,8 @@ class IdempotenceTest(unittest.TestCase):
                                      for q in range(PARTITIONS)], timeout=TIMEOUT_S)
         return [(r.partition, r.offset, r.value) for r in got]
 
-    def test_a_paused_broker_stores_each_retried_message_once_in_order(self):
-        acked = self.produce_across_a_pause("idem", idempotent=True)
-        stored = self.stored("idem")
+    def assert_once_in_order(self, topic, acked):
+        stored = self.stored(topic)
         values = [v for _, _, v in stored]
         self.assertEqual(len(values), len(set(values)),
                          "%d duplicate(s)" % (len(values) - len(set(values))))
@@ -120,9 +153,16 @@ class IdempotenceTest(unittest.TestCase):
         for part, offset, v in stored:
             self.assertEqual(acked[v], (part, offset))
 
+    def test_a_paused_broker_stores_each_retried_message_once_in_order(self):
+        self.assert_once_in_order("idem", self.produce_across("idem", True, self.pause, self.resume))
+
+    def test_connections_cut_and_restored_four_times_store_each_message_once_in_order(self):
+        acked = self.produce_across("cut", True, self.cut, self.heal, rounds=4)
+        self.assert_once_in_order("cut", acked)
+
     def test_without_idempotence_the_same_pause_stores_duplicates(self):
         # The control: what the idempotent producer is protected from.
-        self.produce_across_a_pause("plain", idempotent=False)
+        self.produce_across("plain", False, self.pause, self.resume)
         values = [v for _, _, v in self.stored("plain")]
         self.assertGreater(len(values), len(set(values)))
 

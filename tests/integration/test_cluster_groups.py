@@ -1,0 +1,133 @@
+"""Consumer groups on three brokers (scripts/cluster.sh; the group's
+coordinator and the partitions' leaders spread over them), with librdkafka
+(confluent-kafka), kafka-python and kafkajs: two members of a group split an
+RF 3 topic's partitions; one is closed while it consumes, and the other
+takes over every partition and reads everything the closed one did not."""
+import os
+import shutil
+import tempfile
+import threading
+import unittest
+
+from confluent_kafka import Consumer
+
+from cluster import Cluster, ClusterTestCase
+from test_cluster import At
+from test_groups import TIMEOUT_S, Hub, bounded, split_of
+from test_groups_clients import KAFKAJS_DIR, JsMember, KpMember, produce
+from test_replication import create
+
+
+class CkMember:
+    """A confluent-kafka (librdkafka) group member with its defaults but
+    auto.offset.reset, polled by its own thread; closing it commits what it
+    consumed and leaves the group, as an application's close() does."""
+
+    def __init__(self, hub, bootstrap, group, topic, name):
+        self.hub, self.name = hub, name
+        self.records = []
+        self.assigned = set()
+        self.error = None
+        self.running = True
+        self.c = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "client.id": name,
+                           "auto.offset.reset": "earliest"})
+        self.c.subscribe([topic])
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            while self.running:
+                m = self.c.poll(0.05)
+                with self.hub.cond:
+                    if m is not None and m.error() is None:
+                        self.records.append(m)
+                    self.assigned = {(tp.topic, tp.partition) for tp in self.c.assignment()}
+                    self.hub.cond.notify_all()
+        except Exception as e:  # noqa: BLE001 - reported by the waits
+            with self.hub.cond:
+                self.error = repr(e)
+                self.hub.cond.notify_all()
+
+    @property
+    def assignment(self):
+        return self.assigned
+
+    def close(self):
+        self.running = False
+        self.thread.join(TIMEOUT_S)
+        assert not self.thread.is_alive(), "%s: poll() did not return within %d s" % (self.name, TIMEOUT_S)
+        bounded(self.c.close, what="closing %s" % self.name)
+
+    def values(self):
+        return [m.value().decode() for m in self.records]
+
+
+class ThreeBrokerTakeoverTest(ClusterTestCase):
+    """On three brokers (the group's coordinator and the partitions'
+    leaders spread over them), two members of a group split an RF 3
+    topic's partitions; one is closed while it consumes, and the other
+    takes over every partition and reads everything the closed one did not,
+    with each client: librdkafka, kafka-python, kafkajs."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = Cluster(brokers=3, broker_args="--set broker.session.timeout.ms=2000 --cores 1 "
+                              "--set group.initial.rebalance.delay.ms=0").up()
+        cls.at = At(cls.cluster.bootstrap)
+
+    def setUp(self):
+        self.hub = Hub()
+        self.members = []
+        self.workdir = tempfile.mkdtemp(prefix="strata-takeover-")
+
+    def tearDown(self):
+        for m in self.members:
+            try:
+                m.close() if not isinstance(m, JsMember) else m.stop()
+            except Exception:  # noqa: BLE001 - the test already failed or passed
+                pass
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def wait(self, predicate, what):
+        def diag():
+            return "assignments %s, records %s, errors %s\n%s" % (
+                {m.name: sorted(m.assignment or ()) for m in self.members},
+                {m.name: len(m.values()) for m in self.members},
+                {m.name: getattr(m, "error", None) for m in self.members},
+                "".join(m.diag() for m in self.members if isinstance(m, JsMember)))
+        self.hub.wait(predicate, TIMEOUT_S, what, diag)
+
+    def takeover(self, client, make):
+        topic = group = "takeover-" + client
+        n = 4
+        create(self.cluster.bootstrap, topic, partitions=n)
+        tps = {(topic, p) for p in range(n)}
+        first = produce(self.at, topic, n, "first", 2000)
+        a, b = make(group, topic, client + "-a"), make(group, topic, client + "-b")
+        self.members = [a, b]
+        self.wait(lambda: split_of([a, b], sorted(tps)), "%s members split the partitions" % client)
+        self.wait(lambda: len(a.values()) >= 50, "%s-a reading" % client)
+        a.close()
+        second = produce(self.at, topic, n, "second", 200)
+        want = {v for v, _, _ in first + second}
+        self.wait(lambda: b.assignment == tps and want <= set(a.values()) | set(b.values()),
+                  "%s-b taking over every partition and reading everything" % client)
+        self.assertEqual(getattr(b, "error", None), None)
+        b.close()
+
+    def test_librdkafka(self):
+        self.takeover("ck", lambda g, t, name: CkMember(self.hub, self.cluster.bootstrap, g, t, name))
+
+    def test_kafka_python(self):
+        self.takeover("kp", lambda g, t, name: KpMember(self.hub, self.at, g, t, name))
+
+    def test_kafkajs(self):
+        if shutil.which("node") is None or not os.path.isfile(
+                os.path.join(KAFKAJS_DIR, "node_modules", "kafkajs", "package.json")):
+            self.fail("node and kafkajs are needed (scripts/setup.sh --tests installs them)")
+        self.takeover("js", lambda g, t, name: JsMember(self.hub, self.at, self.workdir, g, t, name))
+
+
+if __name__ == "__main__":
+    unittest.main()
