@@ -422,6 +422,45 @@ TEST_F(BrokerTest, StaticAndUnknownBrokerConfigsAreRefusedByName) {
   EXPECT_TRUE(describe(kafka::kResourceBroker, "").configs.empty());
 }
 
+TEST_F(BrokerTest, AlterConfigsRefusesAResourceNamedTwiceOrNamingAConfigTwice) {
+  create_topic("twice", 1);
+  create_topic("keys", 1);
+  create_topic("fine", 1);
+  auto value = [&](const std::string& topic, const std::string& key) {
+    return entry(describe(kafka::kResourceTopic, topic), key).value;
+  };
+  const auto retention = value("twice", "retention.ms");
+  const auto segment = value("twice", "segment.ms");
+  Inc req;
+  req.resources.push_back({kafka::kResourceTopic, "twice", {{"retention.ms", Inc::kSet, "1000"}}});
+  req.resources.push_back(
+      {kafka::kResourceTopic,
+       "keys",
+       {{"retention.ms", Inc::kSet, "1000"}, {"retention.ms", Inc::kSet, "2000"}}});
+  req.resources.push_back({kafka::kResourceTopic, "fine", {{"retention.ms", Inc::kSet, "3000"}}});
+  req.resources.push_back({kafka::kResourceTopic, "twice", {{"segment.ms", Inc::kSet, "5000"}}});
+  auto resp = client_->call<Inc, kafka::AlterConfigsResponse>(req, 1);
+  ASSERT_EQ(resp.responses.size(), 4u);
+  const int16_t invalid_request = kafka::code(kafka::ErrorCode::kInvalidRequest);
+  EXPECT_EQ(resp.responses[0].error_code, invalid_request);
+  EXPECT_EQ(resp.responses[3].error_code, invalid_request);
+  EXPECT_EQ(resp.responses[1].error_code, invalid_request);
+  EXPECT_EQ(*resp.responses[1].error_message, "Error due to duplicate config keys");
+  EXPECT_EQ(resp.responses[2].error_code, 0);
+  // The refused ones changed nothing; the other one was served.
+  EXPECT_EQ(value("twice", "retention.ms"), retention);
+  EXPECT_EQ(value("twice", "segment.ms"), segment);
+  EXPECT_EQ(value("keys", "retention.ms"), retention);
+  EXPECT_EQ(value("fine", "retention.ms"), "3000");
+  // The same for AlterConfigs.
+  kafka::AlterConfigsRequest plain;
+  plain.resources.push_back(
+      {kafka::kResourceTopic, "fine", {{"retention.ms", "4000"}, {"retention.ms", "5000"}}});
+  auto old = client_->call<kafka::AlterConfigsRequest, kafka::AlterConfigsResponse>(plain, 1);
+  EXPECT_EQ(old.responses.at(0).error_code, invalid_request);
+  EXPECT_EQ(value("fine", "retention.ms"), "3000");
+}
+
 TEST_F(BrokerTest, KafkaBrokerConfigsStrataDoesNotUseAreKeptWhereKafkaAllowsThem) {
   // Per broker only (Kafka: "broker id must be specified").
   auto mechanisms =

@@ -7,6 +7,8 @@
 // statically (STATIC_BROKER_CONFIG), or Kafka's default (DEFAULT_CONFIG).
 // Altering a broker resource changes its dynamic configs, kept in the
 // metadata store and applied to every topic that does not override them.
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -296,16 +298,37 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
   auto& broker = ctx.broker;
   auto res = std::make_shared<std::vector<Resource>>(std::move(resources));
   auto results = std::make_shared<std::vector<kafka::AlterConfigsResponse::Result>>(res->size());
+  // As at Kafka, a resource named twice, or naming a config twice, is
+  // refused with INVALID_REQUEST and nothing of it changes; the others are
+  // served.
+  auto refused = std::make_shared<std::vector<std::optional<Error>>>(res->size());
+  std::map<std::pair<int8_t, std::string>, int> named;
+  for (const auto& r : *res)
+    ++named[{r.resource_type, r.resource_name}];
+  for (size_t i = 0; i < res->size(); ++i) {
+    const auto& r = (*res)[i];
+    std::set<std::string> keys;
+    bool twice = false;
+    for (const auto& c : r.configs)
+      twice = !keys.insert(c.name).second || twice;
+    if (named[{r.resource_type, r.resource_name}] > 1) {
+      (*refused)[i] = Error(Errc::kInvalidArgument, "Each resource must appear at most once.");
+    } else if (twice) {
+      (*refused)[i] = Error(Errc::kInvalidArgument, "Error due to duplicate config keys");
+    }
+  }
   broker.change_topics(
       ctx.shard.id(),
-      [&broker, res, results, validate_only, next] {
+      [&broker, res, results, refused, validate_only, next] {
         for (size_t i = 0; i < res->size(); ++i) {
           const auto& r = (*res)[i];
           auto& out = (*results)[i];
           out.resource_type = r.resource_type;
           out.resource_name = r.resource_name;
           Status st = ok_status();
-          if (r.resource_type == kafka::kResourceBroker) {
+          if ((*refused)[i]) {
+            st = *(*refused)[i];
+          } else if (r.resource_type == kafka::kResourceBroker) {
             auto scope = broker_scope(broker, r.resource_name);
             if (!scope) {
               st = scope.error();
