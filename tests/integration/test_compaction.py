@@ -6,7 +6,10 @@ every key is the last one produced for it, every record read sits at the
 offset it was produced at, what the cleaner covered holds one record per key
 and no tombstone, the partition is read to its end across the holes, and all
 of it survives a SIGKILL of the broker (in or after a cleaning) and a
-restart."""
+restart. The internal compacted topics are cleaned too, and load from their
+compacted logs: __consumer_offsets (committed offsets), __transaction_state
+(a transactional id's state, which then goes on) and _schemas (a subject's
+compatibility set many times, a schema by its id)."""
 import json
 import os
 import random
@@ -16,6 +19,7 @@ import subprocess
 import time
 import unittest
 
+import requests
 from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
 from harness import Broker
@@ -195,13 +199,14 @@ class CompactionTest(unittest.TestCase):
         cleaned = cleaned_below(self.broker, topic, 0)
         self.check(self.read(topic), produced, cleaned)
 
-    def dump_log(self, topic):
+    def dump_log(self, topic, partition=0):
         """strata dump-log's lines for the partition's files, taken when no
         cleaning is being swapped in (its `.cleaned` or `.swap` file holds
         batches the segments beside it hold too)."""
         deadline = time.monotonic() + TIMEOUT_S
         while True:
-            r = subprocess.run([STRATA, "--json", "dump-log", os.path.join(self.broker.data_dir, topic + "-0")],
+            r = subprocess.run([STRATA, "--json", "dump-log",
+                                os.path.join(self.broker.data_dir, "%s-%d" % (topic, partition))],
                                capture_output=True, timeout=TIMEOUT_S)
             self.assertEqual(r.returncode, 0, r.stderr)
             lines = [json.loads(line) for line in r.stdout.decode().splitlines()]
@@ -301,6 +306,73 @@ class CompactionTest(unittest.TestCase):
         shutil.rmtree(os.path.join(self.broker.data_dir, "index"))
         self.broker.start()
         self.assertEqual(committed(), last)
+
+    def test_the_transaction_state_and_schemas_topics_are_cleaned_and_load_after_a_kill(self):
+        # Small segments for both (the _schemas topic takes the broker's
+        # log.segment.bytes): each fills with records of one key.
+        self.broker.stop()
+        self.broker.extra_args += ["--set", "transaction.state.log.segment.bytes=4096",
+                                   "--set", "log.segment.bytes=4096"]
+        self.broker.start()
+        create_topic(self.broker, "txn-output", 1)
+        txn_id = "compacted-txn-id"
+        part = offsets_partition(txn_id)  # __transaction_state has 50 partitions too
+        p = txn_producer(self.broker, txn_id)
+        deadline = time.monotonic() + TIMEOUT_S
+        n = 0
+        while cleaned_below(self.broker, "__transaction_state", part) < 0 or n < 100:
+            self.assertLess(time.monotonic(), deadline, "no cleaning of __transaction_state-%d:\n%s"
+                            % (part, self.broker.log()[-4000:]))
+            p.begin_transaction()
+            p.produce("txn-output", value=b"%d" % n, partition=0)
+            p.commit_transaction(TIMEOUT_S)
+            n += 1
+        subject = self.broker.registry_url + "/config/compacted-value"
+        ct = {"Content-Type": "application/vnd.schemaregistry.v1+json"}
+        schema = json.dumps({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]})
+        r = requests.post(self.broker.registry_url + "/subjects/compacted-value/versions", headers=ct,
+                          data=json.dumps({"schema": schema}), timeout=TIMEOUT_S)
+        self.assertEqual(r.status_code, 200, r.text)
+        schema_id = r.json()["id"]
+        levels = ["BACKWARD", "FORWARD", "FULL", "NONE"]
+        deadline = time.monotonic() + TIMEOUT_S
+        m = 0
+        while cleaned_below(self.broker, "_schemas", 0) < 0 or m < 200:
+            self.assertLess(time.monotonic(), deadline, "no cleaning of _schemas-0:\n%s"
+                            % self.broker.log()[-4000:])
+            r = requests.put(subject, headers=ct, data=json.dumps({"compatibility": levels[m % 4]}),
+                             timeout=TIMEOUT_S)
+            self.assertEqual(r.status_code, 200, r.text)
+            m += 1
+        last_level = levels[(m - 1) % 4]
+        for topic, partition in (("__transaction_state", part), ("_schemas", 0)):
+            summary = self.dump_log(topic, partition)[-1]
+            self.assertGreater(summary["missing_offsets"], 0, topic)
+
+        def txn_state():
+            r = subprocess.run([STRATA, "--json", "-b", self.broker.bootstrap, "txn", "describe", txn_id],
+                               capture_output=True, timeout=TIMEOUT_S)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return r.stdout
+        before = txn_state()
+        # After a SIGKILL both load from their compacted logs alone.
+        self.broker.kill()
+        self.broker.start()
+        self.assertEqual(txn_state(), before)
+        r = requests.get(subject, timeout=TIMEOUT_S)
+        self.assertEqual(r.json()["compatibilityLevel"], last_level)
+        r = requests.get(self.broker.registry_url + "/schemas/ids/%d" % schema_id, timeout=TIMEOUT_S)
+        self.assertEqual(r.status_code, 200, r.text)
+        self.assertEqual(json.loads(r.json()["schema"]), json.loads(schema))
+        # The transactional id goes on: a new instance fences the old one
+        # and commits; read_committed sees every committed record once.
+        p2 = txn_producer(self.broker, txn_id)
+        p2.begin_transaction()
+        p2.produce("txn-output", value=b"%d" % n, partition=0)
+        p2.commit_transaction(TIMEOUT_S)
+        got = read_all(self.broker, [TopicPartition("txn-output", 0, OFFSET_BEGINNING)],
+                       conf={"isolation.level": "read_committed"}, timeout=TIMEOUT_S)
+        self.assertEqual([r.value for r in got], [b"%d" % i for i in range(n + 1)])
 
 
 if __name__ == "__main__":
