@@ -159,7 +159,8 @@ Status Broker::set_dynamic_configs(const coordinator::BrokerScope& scope,
   STRATA_ASSIGN_OR_RETURN(auto next, resolve_topic_defaults(layers));
   if (mine) {
     // Every topic's overrides must still make a valid config over them.
-    for (const auto& [name, topic] : snapshot()->topics) {
+    auto snap = snapshot();  // held: a range-for does not keep the temporary alive
+    for (const auto& [name, topic] : snap->topics) {
       if (auto c = engine::TopicConfig::from_map(topic->configs, next); !c) {
         return Error(Errc::kInvalidConfig, fmt::format("topic {} would not have a valid config: {}",
                                                        name, c.error().message()));
@@ -490,7 +491,10 @@ void Broker::hand_over(unsigned origin, int32_t leaving, std::function<void(Resu
 
 size_t Broker::led_here() const {
   size_t n = 0;
-  for (const auto& [name, t] : snapshot()->topics)
+  // Held for the loop: `: snapshot()->topics` would free a snapshot the
+  // control thread replaced while the loop still walked it.
+  auto snap = snapshot();
+  for (const auto& [name, t] : snap->topics)
     for (const auto& st : t->states)
       n += st.leader == node_id() ? 1 : 0;
   return n;

@@ -129,7 +129,8 @@ Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRe
   auto wanted = wanted_keys(r);
   if (r.resource_name.empty()) {
     // The cluster default lists only what is set there, as Kafka does.
-    for (const auto& [name, value] : broker.dynamic_configs()->cluster_default) {
+    auto dynamic = broker.dynamic_configs();  // held for the loop
+    for (const auto& [name, value] : dynamic->cluster_default) {
       if (wanted && !wanted->count(name)) continue;
       Described::Config c;
       c.name = name;

@@ -97,7 +97,8 @@ bool answered_before(std::set<Key>& answered, const Key& key) {
 
 std::set<int32_t> live_brokers(Broker& broker) {
   std::set<int32_t> live;
-  for (const auto& b : broker.snapshot()->brokers)
+  auto snap = broker.snapshot();  // held for the loop
+  for (const auto& b : snap->brokers)
     live.insert(b.node_id);
   return live;
 }
