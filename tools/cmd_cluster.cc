@@ -14,7 +14,7 @@ namespace {
 // One request to the first bootstrap broker; its top-level error is a failure.
 template <typename Request, typename Response>
 Result<Response> ask_bootstrap(const Globals& g, std::string_view api) {
-  std::string hostport = g.bootstrap.substr(0, g.bootstrap.find(','));
+  std::string hostport = first_bootstrap(g);
   STRATA_ASSIGN_OR_RETURN(auto resp, (wire_call<Request, Response>(g, hostport, Request{}, 0)));
   if (resp.error_code != 0) {
     return Error(Errc::kIoError,

@@ -385,7 +385,7 @@ Status elect_leaders(const Globals& g, const std::vector<std::string>& targets,
     STRATA_ASSIGN_OR_RETURN(req.topic_partitions, election_targets(*k, targets));
   }
   req.timeout_ms = g.timeout_ms();
-  std::string hostport = g.bootstrap.substr(0, g.bootstrap.find(','));
+  std::string hostport = first_bootstrap(g);
   STRATA_ASSIGN_OR_RETURN(auto resp,
                           (wire_call<kafka::ElectLeadersRequest, kafka::ElectLeadersResponse>(
                               g, hostport, req, kafka::ElectLeadersRequest::kMaxVersion)));

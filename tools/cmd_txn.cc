@@ -67,7 +67,7 @@ Result<std::string> coordinator_of(const Globals& g, const std::string& id) {
   kafka::FindCoordinatorRequest req;
   req.key = id;
   req.key_type = 1;
-  std::string bootstrap = g.bootstrap.substr(0, g.bootstrap.find(','));
+  std::string bootstrap = first_bootstrap(g);
   STRATA_ASSIGN_OR_RETURN(auto resp,
                           (wire_call<kafka::FindCoordinatorRequest, kafka::FindCoordinatorResponse>(
                               g, bootstrap, req, 2)));

@@ -9,6 +9,10 @@
 
 namespace strata::tools {
 
+std::string first_bootstrap(const Globals& g) {
+  return g.bootstrap.substr(0, g.bootstrap.find(','));
+}
+
 std::string broker_address(const Kafka::Broker& b) {
   return fmt::format("{}:{}", b.host, b.port);
 }

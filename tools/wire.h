@@ -21,6 +21,9 @@ namespace strata::tools {
 // "host:port" of a broker from the metadata.
 std::string broker_address(const Kafka::Broker& b);
 
+// The first broker of --bootstrap, which the wire calls go to.
+std::string first_bootstrap(const Globals& g);
+
 // Sends a whole request frame to `hostport` and returns the response frame
 // without its size prefix (from the correlation id on).
 Result<SharedBytes> wire_exchange(const Globals& g, const std::string& hostport,

@@ -154,7 +154,8 @@ Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRe
     out.error_message = fmt::format("this is broker {}, not {}", cfg.node_id, r.resource_name);
     return out;
   }
-  for (const auto& [name, value] : cfg.describe()) {
+  const auto described = cfg.describe();
+  for (const auto& [name, value] : described) {
     if (wanted && !wanted->count(name)) continue;
     Described::Config c;
     c.name = name;
@@ -203,7 +204,7 @@ Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRe
   std::set<std::string> shown;
   for (const auto& c : out.configs)
     shown.insert(c.name);
-  for (const auto& [name, value] : cfg.describe())
+  for (const auto& [name, value] : described)
     shown.insert(name);
   for (const auto& k : kafka_broker_configs()) {
     std::string name(k.name);

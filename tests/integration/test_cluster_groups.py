@@ -6,58 +6,35 @@ takes over every partition and reads everything the closed one did not."""
 import os
 import shutil
 import tempfile
-import threading
 import unittest
 
 from confluent_kafka import Consumer
 
 from cluster import Cluster, ClusterTestCase
 from test_cluster import At
-from test_groups import TIMEOUT_S, Hub, bounded, split_of
-from test_groups_clients import KAFKAJS_DIR, JsMember, KpMember, produce
+from test_groups import TIMEOUT_S, Hub, split_of
+from test_groups_clients import KAFKAJS_DIR, JsMember, KpMember, PolledMember, produce
 from test_replication import create
 
 
-class CkMember:
+class CkMember(PolledMember):
     """A confluent-kafka (librdkafka) group member with its defaults but
-    auto.offset.reset, polled by its own thread; closing it commits what it
-    consumed and leaves the group, as an application's close() does."""
+    auto.offset.reset; closing it commits what it consumed and leaves the
+    group, as an application's close() does."""
 
     def __init__(self, hub, bootstrap, group, topic, name):
-        self.hub, self.name = hub, name
-        self.records = []
-        self.assigned = set()
-        self.error = None
-        self.running = True
+        super().__init__(hub, name)
         self.c = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "client.id": name,
                            "auto.offset.reset": "earliest"})
         self.c.subscribe([topic])
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        self.start()
 
-    def _run(self):
-        try:
-            while self.running:
-                m = self.c.poll(0.05)
-                with self.hub.cond:
-                    if m is not None and m.error() is None:
-                        self.records.append(m)
-                    self.assigned = {(tp.topic, tp.partition) for tp in self.c.assignment()}
-                    self.hub.cond.notify_all()
-        except Exception as e:  # noqa: BLE001 - reported by the waits
-            with self.hub.cond:
-                self.error = repr(e)
-                self.hub.cond.notify_all()
+    def poll_once(self):
+        m = self.c.poll(0.05)
+        return ([m] if m is not None and m.error() is None else []), None
 
-    @property
-    def assignment(self):
-        return self.assigned
-
-    def close(self):
-        self.running = False
-        self.thread.join(TIMEOUT_S)
-        assert not self.thread.is_alive(), "%s: poll() did not return within %d s" % (self.name, TIMEOUT_S)
-        bounded(self.c.close, what="closing %s" % self.name)
+    def close_client(self):
+        self.c.close()
 
     def values(self):
         return [m.value().decode() for m in self.records]

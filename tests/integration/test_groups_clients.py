@@ -49,40 +49,32 @@ def committed_offsets(broker, group, topic, partitions):
 
 # -- kafka-python -------------------------------------------------------------------
 
-class KpMember:
-    """A kafka-python KafkaConsumer in the group, polled by its own thread
-    as an application would (a JoinGroup blocks inside poll() until the
-    rebalance completes, so members cannot share a thread). After each poll
-    the thread publishes the assignment and the records under the hub's
-    condition."""
+class PolledMember:
+    """A group member whose client is polled by its own thread, as an
+    application would (a kafka-python JoinGroup blocks inside poll() until
+    the rebalance completes, so members cannot share a thread). After each
+    poll the thread publishes the assignment and the records under the hub's
+    condition. A client supplies `c` (subscribed), poll_once() and
+    close_client()."""
 
-    def __init__(self, hub, broker, group, topic, name):
+    def __init__(self, hub, name):
         self.hub, self.name = hub, name
         self.records = []
         self.commit_failures = []
         self.assigned = set()
         self.error = None
         self.running = True
-        self.c = KafkaConsumer(topic, bootstrap_servers=broker.bootstrap, group_id=group, client_id=name,
-                               enable_auto_commit=False, auto_offset_reset="earliest",
-                               session_timeout_ms=6000, heartbeat_interval_ms=500, fetch_max_wait_ms=50,
-                               max_poll_interval_ms=20000, request_timeout_ms=30000)
+
+    def start(self):
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def _run(self):
         try:
             while self.running:
-                got = self.c.poll(timeout_ms=50)
-                failure = None
-                if got:
-                    try:
-                        self.c.commit()  # synchronous: every position consumed so far
-                    except CommitFailedError as e:
-                        failure = str(e)
+                records, failure = self.poll_once()
                 with self.hub.cond:
-                    for recs in got.values():
-                        self.records.extend(recs)
+                    self.records.extend(records)
                     if failure:
                         self.commit_failures.append(failure)
                     self.assigned = {(tp.topic, tp.partition) for tp in self.c.assignment()}
@@ -97,11 +89,38 @@ class KpMember:
         return self.assigned
 
     def close(self):
-        """Stops polling, then closes (LeaveGroup; no commit)."""
+        """Stops polling, then closes the client."""
         self.running = False
         self.thread.join(TIMEOUT_S)
         assert not self.thread.is_alive(), "%s: poll() did not return within %d s" % (self.name, TIMEOUT_S)
-        bounded(lambda: self.c.close(autocommit=False), what="closing %s" % self.name)
+        bounded(self.close_client, what="closing %s" % self.name)
+
+
+class KpMember(PolledMember):
+    """A kafka-python KafkaConsumer in the group; it commits synchronously
+    after each poll that returned records, and closes with LeaveGroup and no
+    commit."""
+
+    def __init__(self, hub, broker, group, topic, name):
+        super().__init__(hub, name)
+        self.c = KafkaConsumer(topic, bootstrap_servers=broker.bootstrap, group_id=group, client_id=name,
+                               enable_auto_commit=False, auto_offset_reset="earliest",
+                               session_timeout_ms=6000, heartbeat_interval_ms=500, fetch_max_wait_ms=50,
+                               max_poll_interval_ms=20000, request_timeout_ms=30000)
+        self.start()
+
+    def poll_once(self):
+        got = self.c.poll(timeout_ms=50)
+        failure = None
+        if got:
+            try:
+                self.c.commit()  # synchronous: every position consumed so far
+            except CommitFailedError as e:
+                failure = str(e)
+        return [r for recs in got.values() for r in recs], failure
+
+    def close_client(self):
+        self.c.close(autocommit=False)
 
     def values(self):
         return [r.value.decode() for r in self.records]
