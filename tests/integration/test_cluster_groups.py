@@ -80,10 +80,12 @@ class ThreeBrokerTakeoverTest(ClusterTestCase):
         n = 4
         create(self.cluster.bootstrap, topic, partitions=n)
         tps = {(topic, p) for p in range(n)}
-        first = produce(self.at, topic, n, "first", 2000)
         a, b = make(group, topic, client + "-a"), make(group, topic, client + "-b")
         self.members = [a, b]
         self.wait(lambda: split_of([a, b], sorted(tps)), "%s members split the partitions" % client)
+        # Produced after the split: a member that joined alone first could
+        # otherwise read (and commit) every record before the other joins.
+        first = produce(self.at, topic, n, "first", 2000)
         self.wait(lambda: len(a.values()) >= 50, "%s-a reading" % client)
         a.close()
         second = produce(self.at, topic, n, "second", 200)
