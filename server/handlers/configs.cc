@@ -45,8 +45,9 @@ int8_t source_of(ConfigLayer layer) {
 }
 
 std::optional<std::set<std::string>> wanted_keys(const kafka::DescribeConfigsRequest::Resource& r) {
+  // No list and an empty list both ask for every config, as in Kafka.
   std::optional<std::set<std::string>> wanted;
-  if (r.configuration_keys)
+  if (r.configuration_keys && !r.configuration_keys->empty())
     wanted.emplace(r.configuration_keys->begin(), r.configuration_keys->end());
   return wanted;
 }

@@ -2,6 +2,8 @@
 // __consumer_offsets partition (abs(javaHash(group)) % 50); requests are
 // forwarded there, run by that shard's GroupCoordinator, and answered back
 // on the connection's shard.
+#include <set>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -458,9 +460,15 @@ void describe_groups(const RequestContext& ctx, kafka::DescribeGroupsRequest req
 
 void delete_groups(const RequestContext& ctx, kafka::DeleteGroupsRequest req,
                    Responder<kafka::DeleteGroupsResponse> out) {
+  // A group named twice is deleted and answered once, as Kafka does.
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (auto& g : req.groups_names) {
+    if (seen.insert(g).second) names.push_back(std::move(g));
+  }
   using P = std::pair<std::string, GroupError>;
   for_each_group<P>(
-      ctx, req.groups_names,
+      ctx, names,
       [](GroupCoordinator& gc, const std::string& g, std::function<void(P)> cb) {
         gc.delete_group(g, [g, cb](GroupError e) { cb(P{g, e}); });
       },
@@ -477,10 +485,19 @@ void delete_groups(const RequestContext& ctx, kafka::DeleteGroupsRequest req,
 
 void offset_delete(const RequestContext& ctx, kafka::OffsetDeleteRequest req,
                    Responder<kafka::OffsetDeleteResponse> out) {
+  // A partition of no topic of the cluster's is answered
+  // UNKNOWN_TOPIC_OR_PARTITION and its offset (if any) kept, as Kafka does.
   std::vector<coordinator::TopicPartitionRef> parts;
-  for (const auto& t : req.topics) {
-    for (const auto& p : t.partitions)
-      parts.push_back({t.name, p.partition_index});
+  auto known = std::make_shared<std::vector<bool>>();
+  {
+    auto snap = ctx.broker.snapshot();
+    for (const auto& t : req.topics) {
+      const auto* topic = snap->find(t.name);
+      for (const auto& p : t.partitions) {
+        known->push_back(topic != nullptr && topic->state(p.partition_index) != nullptr);
+        if (known->back()) parts.push_back({t.name, p.partition_index});
+      }
+    }
   }
   using R = std::pair<GroupError, std::vector<GroupError>>;
   std::string group = req.group_id;
@@ -493,16 +510,20 @@ void offset_delete(const RequestContext& ctx, kafka::OffsetDeleteRequest req,
           done(R{e, std::move(per)});
         });
       },
-      [out, topics](R r) {
+      [out, topics, known](R r) {
         kafka::OffsetDeleteResponse resp;
         resp.error_code = code(r.first);
         if (r.first == GroupError::kNone) {
-          size_t i = 0;
+          size_t asked = 0, done = 0;
           for (const auto& t : *topics) {
             auto& rt = resp.topics.emplace_back();
             rt.name = t.name;
-            for (const auto& p : t.partitions)
-              rt.partitions.push_back({p.partition_index, code(r.second[i++])});
+            for (const auto& p : t.partitions) {
+              int16_t error = (*known)[asked++]
+                                  ? code(r.second[done++])
+                                  : kafka::code(kafka::ErrorCode::kUnknownTopicOrPartition);
+              rt.partitions.push_back({p.partition_index, error});
+            }
           }
         }
         out.send(resp);

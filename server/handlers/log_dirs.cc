@@ -3,6 +3,7 @@
 // compaction (Strata's tagged fields, kafka/messages/describe_log_dirs.h).
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include <sys/statvfs.h>
 
@@ -39,15 +40,18 @@ void describe_log_dirs(const RequestContext& ctx, kafka::DescribeLogDirsRequest 
                        Responder<kafka::DescribeLogDirsResponse> out) {
   auto& broker = ctx.broker;
   auto snap = broker.snapshot();
-  // What is asked: the named partitions (unknown ones are left out, as
-  // Kafka does), or every partition of every topic.
+  // What is asked: the named partitions, each once however often named
+  // (unknown ones are left out, as Kafka does), or every partition of
+  // every topic.
   std::vector<std::pair<const coordinator::TopicInfo*, int32_t>> asked;
   if (req.topics) {
+    std::set<std::pair<std::string, int32_t>> seen;
     for (const auto& t : *req.topics) {
       const auto* topic = snap->find(t.topic);
       if (topic == nullptr) continue;
       for (int32_t p : t.partitions) {
-        if (topic->state(p) != nullptr) asked.emplace_back(topic, p);
+        if (topic->state(p) != nullptr && seen.emplace(t.topic, p).second)
+          asked.emplace_back(topic, p);
       }
     }
   } else {

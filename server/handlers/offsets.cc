@@ -1,5 +1,9 @@
 // ListOffsets and DeleteRecords: per-partition offset queries and log start
 // moves, run on the shards that own the partitions.
+#include <map>
+#include <set>
+#include <string>
+
 #include <spdlog/spdlog.h>
 
 #include "server/handlers/handlers.h"
@@ -18,12 +22,45 @@ struct OffsetAnswer {
   int64_t timestamp = -1;
 };
 
+using PartitionKey = std::pair<std::string, int32_t>;
+
+// Kafka answers each partition once however often a request names it: the
+// entries of one topic become one entry, a topic with no partitions gets
+// none, and of a partition named twice the last entry stands. Returns the
+// partitions named more than once.
+template <typename Topic>
+std::set<PartitionKey> merge_entries(std::vector<Topic>& topics) {
+  std::vector<Topic> merged;
+  std::map<std::string, size_t> topic_at;
+  std::map<PartitionKey, std::pair<size_t, size_t>> seen;
+  std::set<PartitionKey> named_twice;
+  for (auto& t : topics) {
+    for (auto& p : t.partitions) {
+      PartitionKey key{t.name, p.partition_index};
+      if (auto it = seen.find(key); it != seen.end()) {
+        named_twice.insert(key);
+        merged[it->second.first].partitions[it->second.second] = std::move(p);
+        continue;
+      }
+      auto [at, fresh] = topic_at.try_emplace(t.name, merged.size());
+      if (fresh) merged.push_back(Topic{.name = t.name, .partitions = {}});
+      auto& parts = merged[at->second].partitions;
+      seen.emplace(key, std::pair{at->second, parts.size()});
+      parts.push_back(std::move(p));
+    }
+  }
+  topics = std::move(merged);
+  return named_twice;
+}
+
 // Routes every requested partition (partition_route.h); sets the error
-// code of the ones this broker does not serve. Returns, for the good ones,
+// code of the ones this broker does not serve, and INVALID_REQUEST on those
+// in `refused`. Returns, for the good ones,
 // their position (topic, partition) in the response, their request entry
 // and the leader epoch of their state.
 template <typename Req, typename Resp>
-auto resolve(Broker& broker, const Req& topics, Resp& out_topics, std::vector<PartitionUid>& uids) {
+auto resolve(Broker& broker, const Req& topics, Resp& out_topics, std::vector<PartitionUid>& uids,
+             const std::set<PartitionKey>& refused = {}) {
   auto snap = broker.snapshot();
   int32_t self = broker.node_id();
   bool may_lead = broker.may_lead();
@@ -42,6 +79,10 @@ auto resolve(Broker& broker, const Req& topics, Resp& out_topics, std::vector<Pa
     for (const auto& p : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = p.partition_index;
+      if (refused.contains(PartitionKey{t.name, p.partition_index})) {
+        rp.error_code = kafka::code(ErrorCode::kInvalidRequest);
+        continue;
+      }
       int32_t epoch = kNoLeaderEpoch;
       if constexpr (requires { p.current_leader_epoch; }) epoch = p.current_leader_epoch;
       auto route = route_partition(topic, p.partition_index, epoch, self, may_lead);
@@ -88,7 +129,9 @@ void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
                   Responder<kafka::ListOffsetsResponse> out) {
   auto resp = std::make_shared<kafka::ListOffsetsResponse>();
   std::vector<PartitionUid> uids;
-  auto where = resolve(ctx.broker, req.topics, resp->topics, uids);
+  // A partition named twice is answered once, with INVALID_REQUEST.
+  auto named_twice = merge_entries(req.topics);
+  auto where = resolve(ctx.broker, req.topics, resp->topics, uids, named_twice);
   std::vector<int64_t> timestamps;
   std::vector<int32_t> leader_epochs;
   std::vector<std::pair<size_t, size_t>> at;
@@ -131,6 +174,7 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
                     Responder<kafka::DeleteRecordsResponse> out) {
   auto resp = std::make_shared<kafka::DeleteRecordsResponse>();
   std::vector<PartitionUid> uids;
+  merge_entries(req.topics);  // a partition named twice: its last offset
   auto where = resolve(ctx.broker, req.topics, resp->topics, uids);
   std::vector<int64_t> targets;
   std::vector<std::pair<size_t, size_t>> at;

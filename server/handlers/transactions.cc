@@ -314,6 +314,12 @@ void list_transactions(const RequestContext& ctx, kafka::ListTransactionsRequest
   auto& broker = ctx.broker;
   g->left = broker.shard_count();
   std::set<std::string> states(req.state_filters.begin(), req.state_filters.end());
+  for (const auto& name : states) {
+    bool known = false;
+    for (int8_t s = 0; s <= static_cast<int8_t>(coordinator::TxnState::kPrepareEpochFence); ++s)
+      known = known || coordinator::state_name(static_cast<coordinator::TxnState>(s)) == name;
+    if (!known) g->resp.unknown_state_filters.push_back(name);
+  }
   std::set<int64_t> pids(req.producer_id_filters.begin(), req.producer_id_filters.end());
   int64_t min_duration = out.version() >= 1 ? req.duration_filter : -1;
   unsigned origin = ctx.shard.id();

@@ -7,6 +7,7 @@ import unittest
 import zlib
 
 from harness import Broker
+from kafka_wire import uvarint
 
 RECV_TIMEOUT_S = 10
 
@@ -21,14 +22,6 @@ def header(api_key, version, correlation_id, client_id=b"bad-input", flexible=Fa
     if flexible:
         h += b"\x00"  # no header tagged fields
     return h
-
-
-def uvarint(n):
-    out = b""
-    while n >= 0x80:
-        out += bytes([(n & 0x7F) | 0x80])
-        n >>= 7
-    return out + bytes([n])
 
 
 class Conn:

@@ -38,7 +38,9 @@ struct DescribeTransactionsResponse {
     int32_t transaction_timeout_ms = 0;
     int64_t transaction_start_time_ms = 0;
     int64_t producer_id = 0;
-    int32_t producer_epoch = 0;  // int32 on the wire, unlike elsewhere
+    // int16, as Apache Kafka 4.4 sends it (read off its answer; an older
+    // schema said int32, which DescribeProducers' epoch still is).
+    int16_t producer_epoch = 0;
     // The transaction's partitions; while it completes, those still without markers.
     std::vector<Topic> topic_partitions;
     template <typename V>

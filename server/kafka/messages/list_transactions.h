@@ -39,11 +39,13 @@ struct ListTransactionsResponse {
   };
   int32_t throttle_time_ms = 0;
   int16_t error_code = 0;
+  std::vector<std::string> unknown_state_filters;  // the request's filters no state has
   std::vector<TransactionState> transaction_states;
   template <typename V>
   void visit(V& v) {
     v.field(throttle_time_ms, kAllVersions);
     v.field(error_code, kAllVersions);
+    v.field(unknown_state_filters, kAllVersions);
     v.field(transaction_states, kAllVersions);
   }
   bool operator==(const ListTransactionsResponse&) const = default;
