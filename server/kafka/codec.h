@@ -145,6 +145,10 @@ class Reader {
     --depth_;
   }
 
+  // A tagged-field section outside any struct (a response header's): every
+  // field in it is skipped.
+  void skip_tag_section() { read_tag_section(tags_.size()); }
+
   void fail(std::string message) {
     if (error_.empty()) error_ = std::move(message);
     p_ = end_;

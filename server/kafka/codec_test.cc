@@ -7,6 +7,7 @@
 
 #include "server/kafka/header.h"
 #include "server/kafka/messages/all.h"
+#include "server/kafka/response.h"
 #include "server/kafka/testing/filler.h"
 
 namespace strata::kafka {
@@ -234,6 +235,17 @@ TEST(Codec, ApiVersionsResponseKeepsHeaderV0EvenWhenFlexible) {
   // size | correlation | error_code | compact array (0 entries -> 1) | throttle | tags
   std::vector<uint8_t> want = {0, 0, 0, 12, 0, 0, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0};
   EXPECT_EQ(b, want);
+}
+
+TEST(Codec, ResponseHeaderTagsAreSkipped) {
+  // correlation 7 | header tags: one field (tag 3, two bytes) | EndTxn v3 body:
+  // throttle 9, error 47, no tags.
+  const uint8_t raw[] = {0, 0, 0, 7, 1, 3, 2, 0xAA, 0xBB, 0, 0, 0, 9, 0, 47, 0};
+  auto frame = SharedBytes::copy_of(std::span(reinterpret_cast<const std::byte*>(raw), sizeof raw));
+  auto resp = decode_response<EndTxnResponse>(frame, 3);
+  ASSERT_TRUE(resp.ok()) << resp.error().message();
+  EXPECT_EQ(resp->throttle_time_ms, 9);
+  EXPECT_EQ(resp->error_code, 47);
 }
 
 struct TaggedExample {

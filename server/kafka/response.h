@@ -21,8 +21,8 @@ Result<Response> decode_response(const SharedBytes& frame, int16_t version) {
   const auto* api = find_api(Response::kApiKey);
   bool flexible = api != nullptr && version >= api->flexible_from;
   Reader r(frame, 0, version, flexible, 64 << 20);
-  r.template fixed<int32_t>();                           // correlation id
-  if (flexible && Response::kApiKey != 18) r.uvarint();  // response header tags
+  r.template fixed<int32_t>();                                    // correlation id
+  if (flexible && Response::kApiKey != 18) r.skip_tag_section();  // response header tags
   Response resp;
   r.read_struct(resp);
   if (!r.ok()) {
