@@ -315,6 +315,48 @@ TEST_F(LogCompactionTest, ATruncationVoidsTheKeyMapEntriesItCut) {
   EXPECT_EQ(got.front(), (ReadRecord{Offset(0), "k", "kept"}));
 }
 
+// Keys whose hashes collide share one key-map entry, which holds the whole
+// key of the latest record of either: a record of the other key is kept
+// (never judged by the wrong key), the entry's own key is compacted as usual.
+TEST_F(LogCompactionTest, KeysWhoseHashesCollideAreNeverCompactedByEachOther) {
+  index::set_key_hash_for_testing([](std::span<const std::byte> key) -> uint64_t {
+    auto k = string_of(key);
+    return k == "apple" || k == "melon" ? 42 : std::hash<std::string>{}(k);
+  });
+  struct Restore {
+    ~Restore() { index::set_key_hash_for_testing(nullptr); }
+  } restore;
+  produce({{"apple", "a1"}});
+  produce({{"melon", "m1"}});
+  produce({{"apple", "a2"}});
+  produce({{"melon", "m2"}});  // the shared entry now names melon at this offset
+  for (int i = 0; i < 8; ++i)
+    produce({{"x" + std::to_string(i), "x"}});
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  std::vector<ReadRecord> fruit;
+  for (const auto& r : read_all()) {
+    if (r.key == "apple" || r.key == "melon") fruit.push_back(r);
+  }
+  // apple's records are both kept (the entry is melon's); melon's first goes.
+  EXPECT_EQ(fruit, (std::vector<ReadRecord>{{Offset(0), "apple", "a1"},
+                                            {Offset(2), "apple", "a2"},
+                                            {Offset(3), "melon", "m2"}}));
+  // A later apple takes the entry: from then on melon's records are kept and
+  // apple's earlier ones go.
+  produce({{"apple", "a3"}});
+  for (int i = 0; i < 8; ++i)
+    produce({{"y" + std::to_string(i), "y"}});
+  ASSERT_TRUE(flush().ok());
+  ASSERT_TRUE(clean());
+  fruit.clear();
+  for (const auto& r : read_all()) {
+    if (r.key == "apple" || r.key == "melon") fruit.push_back(r);
+  }
+  EXPECT_EQ(fruit,
+            (std::vector<ReadRecord>{{Offset(3), "melon", "m2"}, {Offset(12), "apple", "a3"}}));
+}
+
 TEST_F(LogCompactionTest, AbortedRecordsGoAndDoNotSupersedeCommittedOnes) {
   produce({{"k", "committed"}});
   // A transaction that writes k and aborts.

@@ -1,6 +1,7 @@
 #include "index/compaction_state.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include <xxhash.h>
 
@@ -34,8 +35,17 @@ class Reader {
 
 }  // namespace
 
+namespace {
+std::atomic<KeyHashFn> key_hash_override{nullptr};
+}  // namespace
+
 uint64_t key_hash(std::span<const std::byte> key) {
+  if (auto fn = key_hash_override.load(std::memory_order_relaxed)) return fn(key);
   return XXH3_64bits(key.data(), key.size());
+}
+
+void set_key_hash_for_testing(KeyHashFn fn) {
+  key_hash_override.store(fn, std::memory_order_relaxed);
 }
 
 std::string encode_key_entry(const KeyEntry& e) {

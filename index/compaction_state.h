@@ -27,6 +27,10 @@ namespace strata::index {
 // The hash the key map is keyed by (XXH3, 64 bits; stable across runs).
 uint64_t key_hash(std::span<const std::byte> key);
 
+// Tests only: replaces key_hash (to force collisions); nullptr restores it.
+using KeyHashFn = uint64_t (*)(std::span<const std::byte>);
+void set_key_hash_for_testing(KeyHashFn fn);
+
 struct KeyEntry {
   Offset offset;
   uint64_t generation = 0;   // the map's generation when the entry was written

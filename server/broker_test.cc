@@ -14,6 +14,7 @@
 #include "engine/compression.h"
 #include "engine/control_record.h"
 #include "engine/legacy_records.h"
+#include "engine/log_cleaner.h"
 #include "replication/rpc_client.h"
 #include "server/group_lag.h"
 #include "server/kafka/error_code.h"
@@ -906,6 +907,89 @@ TEST_F(BrokerTest, StoppingInTheMiddleOfACleaningEndsItAndLosesNothing) {
   EXPECT_EQ(on_partition("slow", 0, [](Partition& p) { return p.log().size_bytes(); }), size);
   for (const auto& e : std::filesystem::directory_iterator(dir_.path() / "data" / "slow-0"))
     EXPECT_FALSE(e.path().string().ends_with(".cleaned")) << e.path();
+}
+
+// A partition whose cleanings keep failing (a directory stands where its
+// cleaned segment would be written) is tried again after a wait that
+// doubles with each failure in a row (log.cleaner.backoff.ms x 2^failures),
+// while another compacted partition of the same shard is cleaned; once the
+// fault is gone the failing one is cleaned too.
+TEST_F(BrokerTest, AFailingCleaningBacksOffWhileItsShardsOtherPartitionsAreCleaned) {
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kBackoff = std::chrono::milliseconds(100);
+  extra_configs_ = {{"log.cleaner.backoff.ms", "100"}};
+  restart();
+  create_topic("pair", 4,
+               {{"cleanup.policy", "compact"},
+                {"segment.bytes", "100"},
+                {"min.cleanable.dirty.ratio", "0.01"}});
+  // Two partitions the same shard hosts (of four, on two shards).
+  int32_t broken = -1, healthy = -1;
+  {
+    auto snap = broker_->snapshot();
+    const auto* topic = snap->find("pair");
+    for (int32_t a = 0; a < 4 && broken < 0; ++a) {
+      for (int32_t b = a + 1; b < 4 && broken < 0; ++b) {
+        if (broker_->shard_for(topic->uid(PartitionId(a))) ==
+            broker_->shard_for(topic->uid(PartitionId(b)))) {
+          broken = a;
+          healthy = b;
+        }
+      }
+    }
+  }
+  ASSERT_GE(broken, 0);
+  auto blocker =
+      engine::cleaned_path(dir_.path() / "data" / ("pair-" + std::to_string(broken)), Offset(0));
+  std::filesystem::create_directories(blocker / "in-the-way");
+  for (int i = 0; i < 3; ++i)
+    produce("pair", broken, 4);  // each batch past segment.bytes: closed segments to clean
+  auto failures = [&](int32_t p) {
+    return on_partition("pair", p, [](Partition& x) { return x.log().cleaning_failures(); });
+  };
+  auto cleaned = [&](int32_t p) {
+    return on_partition("pair", p, [](Partition& x) {
+      return x.log().last_cleaning().starts_with("cleaned below offset");
+    });
+  };
+  // below[n]: the last poll that saw fewer than n failures; reached[n]: a
+  // moment after the poll that saw n.
+  std::map<int32_t, Clock::time_point> below, reached;
+  bool produced_healthy = false;
+  for (auto deadline = Clock::now() + std::chrono::seconds(60); Clock::now() < deadline;) {
+    auto now = Clock::now();
+    int32_t f = failures(broken);
+    for (int32_t n = 1; n <= 3; ++n) {
+      if (f < n) below[n] = now;
+      if (f >= n && !reached.contains(n)) reached[n] = Clock::now();
+    }
+    if (f >= 1 && !produced_healthy) {
+      for (int i = 0; i < 3; ++i)
+        produce("pair", healthy, 4);  // dirty only once the other is failing
+      produced_healthy = true;
+    }
+    if (f >= 3 && cleaned(healthy)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polling a state
+  }
+  ASSERT_EQ(reached.size(), 3u) << "failures seen: " << failures(broken);
+  ASSERT_TRUE(cleaned(healthy)) << "the healthy partition was not cleaned";
+  EXPECT_EQ(failures(healthy), 0);
+  EXPECT_FALSE(cleaned(broken));
+  EXPECT_TRUE(std::filesystem::is_directory(blocker / "in-the-way"));
+  // Failure n+1 came after a wait of backoff x 2^n from failure n, which
+  // came after the last poll that saw fewer than n (so the spans below are
+  // lower bounds a slow machine only lengthens).
+  EXPECT_GE(reached[2] - below[1], 2 * kBackoff);
+  EXPECT_GE(reached[3] - below[2], 4 * kBackoff);
+  // The fault gone, the next try cleans the partition and resets the count.
+  std::filesystem::remove_all(blocker);
+  bool recovered = false;
+  for (auto deadline = Clock::now() + std::chrono::seconds(60);
+       !recovered && Clock::now() < deadline;) {
+    recovered = cleaned(broken) && failures(broken) == 0;
+    if (!recovered) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a state
+  }
+  EXPECT_TRUE(recovered) << "failures: " << failures(broken);
 }
 
 TEST_F(BrokerTest, OffsetForLeaderEpochSaysWhereAnEpochEndsUpToTheHighWatermark) {
