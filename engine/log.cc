@@ -638,6 +638,11 @@ Status Log::store_start_offset() {
 }
 
 Status Log::delete_segments_below(Offset start) {
+  if (swap_) {
+    // A cleaning's swap holds the segments it checked: they go after it.
+    delete_after_swap_ = true;
+    return ok_status();
+  }
   std::vector<std::shared_ptr<Segment>> doomed;
   for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {
     if (std::next(it)->first > start) break;
@@ -673,7 +678,7 @@ Status Log::advance_start_offset(Offset offset) {
 
 Result<size_t> Log::enforce_retention() {
   const auto& cfg = options_.config;
-  if (!cfg.cleanup_delete) return size_t{0};
+  if (!cfg.cleanup_delete || swap_) return size_t{0};  // a swap: the next check
   TimestampMs now = options_.clock->now_ms();
   uint64_t total = size_bytes();
   std::vector<std::shared_ptr<Segment>> doomed;
@@ -714,7 +719,7 @@ void Log::read_done() {
 void Log::finish_close_if_idle() {
   if (!close_done_) return;
   if (!pending_.empty() || !writes_.empty() || sync_in_flight_ || !flush_waiters_.empty() ||
-      reads_in_flight_ > 0 || write_backs_in_flight_ > 0 || dispatch_scheduled_) {
+      reads_in_flight_ > 0 || write_backs_in_flight_ > 0 || dispatch_scheduled_ || swap_) {
     return;
   }
   auto done = std::move(*close_done_);

@@ -17,6 +17,7 @@
 // them. The Log must outlive its operations: close() waits for them.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -234,7 +235,23 @@ class Log {
   // changed under the plan (a truncation, retention, another cleaning), in
   // which case the result is dropped (false). See log_cleaner.h and
   // ARCHITECTURE.md for the order of the swap and what recovery completes.
+  //
+  // The swap's steps that wait on the disk (renames and directory syncs,
+  // the index's synced write) run through `run`, away from the shard; the
+  // log keeps serving meanwhile (reads of the cleaned range find their
+  // positions through the swap's entries), defers retention and log-start
+  // deletions, and holds truncations (when_swapped) and its close until the
+  // swap ends. `done` gets the outcome on the shard.
+  using SwapStep = std::function<Status()>;
+  using SwapThen = std::function<void(Status)>;
+  // Runs `step` somewhere, then `then` with its status on the log's shard.
+  using SwapRunner = std::function<void(const SwapStep& step, const SwapThen& then)>;
+  void install_cleaning(const CleaningPlan& plan, Result<CleaningResult> result, SwapRunner run,
+                        std::function<void(Result<bool>)> done);
+  // install_cleaning with every step run at once, on the calling thread.
   Result<bool> finish_cleaning(const CleaningPlan& plan, Result<CleaningResult> result);
+  // Runs `fn` now, or when the swap in flight ends.
+  void when_swapped(std::function<void()> fn);
   bool cleaning() const { return cleaning_; }
   const index::CompactionState& compaction_state() const { return compaction_; }
   // The last cleaning's outcome, for `strata topic describe` ("" if none),
@@ -347,6 +364,26 @@ class Log {
   // (compacted topics only).
   void track_keys(const BatchHeader& h, std::span<const std::byte> bytes,
                   index::IndexStore::Update& update);
+  // A cleaning's swap in flight (install_cleaning).
+  struct Swap {
+    CleaningPlan plan;
+    CleaningResult result;
+    SwapRunner run;
+    std::function<void(Result<bool>)> done;
+    std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::duration on_shard{};
+    Offset from, to;                         // the cleaned range
+    std::vector<index::IndexEntry> entries;  // its index, until the index store has it
+    bool swapped_in = false;                 // segments_ holds the cleaned files
+  };
+  void swap_committed(const std::shared_ptr<Swap>& swap, Status st);
+  void swap_installed(const std::shared_ptr<Swap>& swap, Status st,
+                      const index::CompactionState& state);
+  // A step after the commit failed: the log is fatal until reopened.
+  void swap_failed(const std::shared_ptr<Swap>& swap, const Error& e);
+  void end_swap(const std::shared_ptr<Swap>& swap, Result<bool> outcome);
+  std::shared_ptr<Segment> cleaned_segment(const CleanedSegment& cs,
+                                           std::unique_ptr<io::File> file) const;
   // Completes a cleaning a crash interrupted after its `.swap` files were
   // written (recovery), and removes `.cleaned` files; returns the lowest
   // base whose index must be derived again (nullopt: none).
@@ -427,6 +464,9 @@ class Log {
 
   index::CompactionState compaction_;
   bool cleaning_ = false;
+  std::shared_ptr<Swap> swap_;                     // non-null while a swap is in flight
+  std::vector<std::function<void()>> after_swap_;  // when_swapped's waiters
+  bool delete_after_swap_ = false;                 // segments below the log start wait for it
   std::string last_cleaning_;
   int32_t cleaning_failures_ = 0;
 

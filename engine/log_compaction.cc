@@ -3,14 +3,21 @@
 // the completion of one a crash interrupted.
 //
 // The swap, for each cleaned group (log_cleaner.h wrote `<base>.log.cleaned`
-// and synced it):
-//   1. `.cleaned` -> `.swap`, directory synced: the cleaning is committed;
-//      recovery completes it from here on.
-//   2. the index: the group's offset and time entries, segment metas and the
-//      compaction state replaced, in one synced write.
-//   3. the replaced segments removed, the directory synced, `.swap` renamed
-//      to the first one's name (synced with the log's next sync: a crash
-//      before it leaves the `.swap`).
+// and synced it); the steps that wait on the disk run off the shard
+// (install_cleaning's runner: a cleaner thread in the broker):
+//   0. (shard) the log still holds the planned segments; from here nothing
+//      removes or cuts them until the swap ends.
+//   1. (off) `.cleaned` -> `.swap`, directory synced: the cleaning is
+//      committed; recovery completes it from here on.
+//   2. (shard) the log reads the `.swap` files in place of the replaced
+//      segments, positions in the range found through the swap's entries.
+//   3. (off) the index: the group's offset and time entries, segment metas
+//      and the compaction state replaced, in one synced write; the replaced
+//      segments removed, the directory synced, `.swap` renamed to the first
+//      one's name (synced with the log's next sync: a crash before it
+//      leaves the `.swap`).
+//   4. (shard) the segments reopened under their names, the index used
+//      again; deferred deletions and held truncations and closes go on.
 // Recovery finding a `.swap` removes the segments it covers, renames it into
 // place and derives the index again from its base (the index may be the old
 // one or the new one).
@@ -113,18 +120,33 @@ std::optional<CleaningPlan> Log::plan_cleaning(Offset stable, bool force) {
 }
 
 Result<bool> Log::finish_cleaning(const CleaningPlan& plan, Result<CleaningResult> result) {
-  cleaning_ = false;
+  std::optional<Result<bool>> out;
+  install_cleaning(
+      plan, std::move(result), [](const SwapStep& step, const SwapThen& then) { then(step()); },
+      [&out](Result<bool> r) { out = std::move(r); });
+  STRATA_CHECK(out.has_value(), "partition {}: an inline swap did not finish", options_.uid);
+  return std::move(*out);
+}
+
+void Log::when_swapped(std::function<void()> fn) {
+  if (!swap_) return fn();
+  after_swap_.push_back(std::move(fn));
+}
+
+void Log::install_cleaning(const CleaningPlan& plan, Result<CleaningResult> result, SwapRunner run,
+                           std::function<void(Result<bool>)> done) {
   auto& fs = *options_.fs;
   auto drop_files = [&] {
     for (const auto& g : plan.groups)
       (void)fs.remove(cleaned_path(options_.dir, g.front().base));
   };
   if (!result) {
+    cleaning_ = false;
     last_cleaning_ = fmt::format("failed: {}", result.error().message());
     ++cleaning_failures_;
     spdlog::error("partition {}: cleaning failed: {}", options_.uid, result.error().to_string());
     drop_files();
-    return result.error();
+    return done(result.error());
   }
   // The log must still hold exactly the planned segments, and no cut may
   // have voided the key map the cleaning judged by.
@@ -137,94 +159,200 @@ Result<bool> Log::finish_cleaning(const CleaningPlan& plan, Result<CleaningResul
     }
   }
   if (!same) {
+    cleaning_ = false;
     last_cleaning_ = "dropped: the log changed while it was cleaned";
     spdlog::info("partition {}: cleaning dropped, the log changed under it", options_.uid);
     drop_files();
-    return false;
+    return done(false);
   }
+  // From here to end_swap nothing removes or cuts segments (truncations
+  // wait, retention and log-start deletions are deferred) and the log does
+  // not close: the planned segments stay as the check found them.
+  auto swap = std::make_shared<Swap>();
+  swap->plan = plan;
+  swap->result = std::move(*result);
+  swap->run = std::move(run);
+  swap->done = std::move(done);
+  swap->started = std::chrono::steady_clock::now();
+  swap->from = swap->result.segments.front().base;
+  swap->to = swap->result.segments.back().next_offset;
+  for (const auto& cs : swap->result.segments)
+    swap->entries.insert(swap->entries.end(), cs.entries.begin(), cs.entries.end());
+  swap_ = swap;
+  // 1. Off the shard: `.cleaned` -> `.swap`, the directory synced. The
+  //    cleaning is committed once that is durable.
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames;
+  for (const auto& cs : swap->result.segments)
+    renames.emplace_back(cleaned_path(options_.dir, cs.base), swap_path(options_.dir, cs.base));
+  swap->on_shard += std::chrono::steady_clock::now() - swap->started;
+  swap->run(
+      [fs = &fs, renames, dir = dir_handle_]() -> Status {
+        for (const auto& [from, to] : renames)
+          STRATA_TRY(fs->rename(from, to));
+        return dir->sync_now();
+      },
+      [this, alive = alive_, swap](Status st) {
+        if (*alive) swap_committed(swap, st);
+      });
+}
 
-  auto install_started = std::chrono::steady_clock::now();
-  for (const auto& cs : result->segments) {
-    STRATA_TRY(fs.rename(cleaned_path(options_.dir, cs.base), swap_path(options_.dir, cs.base)));
+void Log::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
+  auto began = std::chrono::steady_clock::now();
+  auto& fs = *options_.fs;
+  const auto& segments = swap->result.segments;
+  if (!st) {
+    // Not committed. Its files go: a `.swap` that outlives them in a crash
+    // is completed by recovery, which derives the index again from it.
+    for (const auto& cs : segments) {
+      (void)fs.remove(swap_path(options_.dir, cs.base));
+      (void)fs.remove(cleaned_path(options_.dir, cs.base));
+    }
+    last_cleaning_ = fmt::format("failed: {}", st.error().message());
+    ++cleaning_failures_;
+    spdlog::error("partition {}: cleaning failed: {}", options_.uid, st.error().to_string());
+    return end_swap(swap, st.error());
   }
-  STRATA_TRY(dir_handle_->sync_now());
-
-  // From here the cleaning is committed: a failure leaves files or an
-  // index that only a restart (recovery completes the swap) sets right.
-  auto committed = [&]() -> Status {
-    index::IndexStore::Cleaned ic;
-    ic.from = result->segments.front().base;
-    ic.to = result->segments.back().next_offset;
-    for (const auto& cs : result->segments) {
-      ic.entries.insert(ic.entries.end(), cs.entries.begin(), cs.entries.end());
-      ic.segments.emplace_back(cs.base, cs.meta);
-      ic.removed_segments.insert(ic.removed_segments.end(), cs.replaced.begin() + 1,
-                                 cs.replaced.end());
-    }
-    ic.state = compaction_;
-    ic.state.cleaned_through = plan.end;
-    ic.state.last_cleaned_ms = plan.now_ms;
-    ic.state.add_pass(plan.end, plan.now_ms, plan.delete_retention_ms);
-    ic.dropped_keys = result->removed_tombstones;
-    ic.dropped_aborted = result->removed_aborts;
-    STRATA_TRY(options_.index->install_cleaned(options_.uid, ic));
-    compaction_ = ic.state;
-    for (Offset marker : result->removed_aborts)
-      aborted_.erase(marker);
-
-    // The replaced segments go, durably, before a `.swap` takes the first
-    // one's name: a crash must never leave a cleaned segment beside one it
-    // replaced without the `.swap` that tells recovery to remove it, and
-    // the rename never replaces a file.
-    for (const auto& cs : result->segments) {
-      for (Offset base : cs.replaced)
-        STRATA_TRY(fs.remove(options_.dir / segment_file_name(base)));
-    }
-    STRATA_TRY(dir_handle_->sync_now());
-    for (const auto& cs : result->segments) {
-      auto path = options_.dir / segment_file_name(cs.base);
-      STRATA_TRY(fs.rename(swap_path(options_.dir, cs.base), path));
-      STRATA_ASSIGN_OR_RETURN(auto file, fs.open(path, io::OpenMode::kOpenExisting));
-      auto old = segments_.at(cs.base);
-      auto seg = std::make_shared<Segment>();
-      seg->base = cs.base;
-      seg->file = std::move(file);
-      seg->size = seg->synced_size = seg->allocated = seg->written_back = cs.size;
-      seg->next_offset = cs.next_offset;
-      seg->max_timestamp_through = cs.max_timestamp_through;
-      seg->meta = cs.meta;
-      seg->created_ms = old->created_ms;
-      // Readers still holding the old segments read the old (unlinked) files.
+  // 2. On the shard: the log reads the cleaned files (still named `.swap`)
+  //    in place of the replaced segments, finding positions in the cleaned
+  //    range through the swap's own entries until the index holds them.
+  auto swapped = [&]() -> Status {
+    for (const auto& cs : segments) {
+      STRATA_ASSIGN_OR_RETURN(
+          auto file, fs.open(swap_path(options_.dir, cs.base), io::OpenMode::kOpenExisting));
+      auto seg = cleaned_segment(cs, std::move(file));
       for (Offset base : cs.replaced)
         segments_.erase(base);
       segments_[cs.base] = std::move(seg);
     }
-    // The renames need no sync of their own: undone by a crash, they leave
-    // the `.swap` files recovery completes. The log's next sync covers them.
-    dir_dirty_ = true;
-    STRATA_ASSIGN_OR_RETURN(last_entry_, options_.index->offset_floor(options_.uid, Offset::max()));
     return ok_status();
-  };
-  if (auto st = committed(); !st) {
-    fatal_ = st.error();
-    report_storage_error(st.error());
-    last_cleaning_ = fmt::format("failed: {}", st.error().message());
-    ++cleaning_failures_;
-    return st.error();
+  }();
+  if (!swapped) return swap_failed(swap, swapped.error());
+  swap->swapped_in = true;
+  if (last_entry_ && last_entry_->offset >= swap->from && last_entry_->offset < swap->to) {
+    last_entry_.reset();
   }
+  // 3. Off the shard: the index replaced in one synced write; the replaced
+  //    segments removed, durably, before a `.swap` takes the first one's
+  //    name (a crash must never leave a cleaned segment beside one it
+  //    replaced without the `.swap` that tells recovery to remove it, and
+  //    the rename never replaces a file). The final renames need no sync of
+  //    their own: undone by a crash, they leave the `.swap` files recovery
+  //    completes; the log's next sync covers them.
+  index::IndexStore::Cleaned ic;
+  ic.from = swap->from;
+  ic.to = swap->to;
+  ic.entries = swap->entries;
+  std::vector<std::filesystem::path> removed;
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames;
+  for (const auto& cs : segments) {
+    ic.segments.emplace_back(cs.base, cs.meta);
+    ic.removed_segments.insert(ic.removed_segments.end(), cs.replaced.begin() + 1,
+                               cs.replaced.end());
+    for (Offset base : cs.replaced)
+      removed.push_back(options_.dir / segment_file_name(base));
+    renames.emplace_back(swap_path(options_.dir, cs.base),
+                         options_.dir / segment_file_name(cs.base));
+  }
+  const auto& plan = swap->plan;
+  ic.state = compaction_;
+  ic.state.cleaned_through = plan.end;
+  ic.state.last_cleaned_ms = plan.now_ms;
+  ic.state.add_pass(plan.end, plan.now_ms, plan.delete_retention_ms);
+  ic.dropped_keys = swap->result.removed_tombstones;
+  ic.dropped_aborted = swap->result.removed_aborts;
+  auto state = ic.state;
+  swap->on_shard += std::chrono::steady_clock::now() - began;
+  swap->run(
+      [fs = &fs, index = options_.index, uid = options_.uid, ic = std::move(ic), removed, renames,
+       dir = dir_handle_]() -> Status {
+        STRATA_TRY(index->install_cleaned(uid, ic));
+        for (const auto& path : removed)
+          STRATA_TRY(fs->remove(path));
+        STRATA_TRY(dir->sync_now());
+        for (const auto& [from, to] : renames)
+          STRATA_TRY(fs->rename(from, to));
+        return ok_status();
+      },
+      [this, alive = alive_, swap, state](Status st) {
+        if (*alive) swap_installed(swap, st, state);
+      });
+}
+
+std::shared_ptr<Segment> Log::cleaned_segment(const CleanedSegment& cs,
+                                              std::unique_ptr<io::File> file) const {
+  auto seg = std::make_shared<Segment>();
+  seg->base = cs.base;
+  seg->file = std::move(file);
+  seg->size = seg->synced_size = seg->allocated = seg->written_back = cs.size;
+  seg->next_offset = cs.next_offset;
+  seg->max_timestamp_through = cs.max_timestamp_through;
+  seg->meta = cs.meta;
+  seg->created_ms = segments_.at(cs.base)->created_ms;
+  return seg;
+}
+
+void Log::swap_installed(const std::shared_ptr<Swap>& swap, Status st,
+                         const index::CompactionState& state) {
+  auto began = std::chrono::steady_clock::now();
+  if (!st) return swap_failed(swap, st.error());
+  compaction_ = state;
+  for (Offset marker : swap->result.removed_aborts)
+    aborted_.erase(marker);
+  // The segments read their files under their final names from now on
+  // (readers holding the `.swap`-named ones go on reading them).
+  auto& fs = *options_.fs;
+  for (const auto& cs : swap->result.segments) {
+    auto file = fs.open(options_.dir / segment_file_name(cs.base), io::OpenMode::kOpenExisting);
+    if (!file) return swap_failed(swap, file.error());
+    segments_[cs.base] = cleaned_segment(cs, std::move(*file));
+  }
+  dir_dirty_ = true;
+  auto last = options_.index->offset_floor(options_.uid, Offset::max());
+  if (!last) return swap_failed(swap, last.error());
+  last_entry_ = *last;
   cleaning_failures_ = 0;
-  const auto& s = result->stats;
+  swap->on_shard += std::chrono::steady_clock::now() - began;
+  const auto& s = swap->result.stats;
   last_cleaning_ = fmt::format(
       "cleaned below offset {}: {} -> {} bytes, {} of {} records kept, {} tombstones, {} "
       "aborted records and {} transaction markers removed, in {:.3f} s ({:.1f} MB/s read); "
-      "swapped in on the shard in {:.1f} ms",
-      plan.end, s.bytes_read, s.bytes_written, s.records_kept, s.records_read, s.tombstones_removed,
-      s.aborted_removed, s.markers_removed, s.seconds,
+      "swapped in {:.1f} ms, {:.1f} ms of it on the shard",
+      swap->plan.end, s.bytes_read, s.bytes_written, s.records_kept, s.records_read,
+      s.tombstones_removed, s.aborted_removed, s.markers_removed, s.seconds,
       s.seconds > 0 ? static_cast<double>(s.bytes_read) / s.seconds / 1e6 : 0.0,
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - install_started)
-          .count());
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - swap->started)
+          .count(),
+      std::chrono::duration<double, std::milli>(swap->on_shard).count());
   spdlog::debug("partition {}: {}", options_.uid, last_cleaning_);
-  return true;
+  end_swap(swap, true);
+}
+
+void Log::swap_failed(const std::shared_ptr<Swap>& swap, const Error& e) {
+  // The cleaning is committed: what failed leaves files or an index that
+  // only a restart (recovery completes the swap) sets right.
+  fatal_ = e;
+  report_storage_error(e);
+  last_cleaning_ = fmt::format("failed: {}", e.message());
+  ++cleaning_failures_;
+  end_swap(swap, e);
+}
+
+void Log::end_swap(const std::shared_ptr<Swap>& swap, Result<bool> outcome) {
+  swap_.reset();
+  cleaning_ = false;
+  if (delete_after_swap_) {
+    delete_after_swap_ = false;
+    if (auto st = delete_segments_below(start_offset_); !st) {
+      spdlog::error("partition {}: deleting the segments below the log start after a cleaning: {}",
+                    options_.uid, st.error().to_string());
+    }
+  }
+  auto waiting = std::move(after_swap_);
+  after_swap_.clear();
+  for (auto& fn : waiting)
+    fn();
+  swap->done(std::move(outcome));
+  finish_close_if_idle();
 }
 
 Result<std::optional<Offset>> Log::finish_interrupted_cleaning(std::vector<std::string>& names) {

@@ -1,5 +1,7 @@
 // Log compaction in the engine: the key map, a cleaning's result, its swap,
 // and recovery from a crash at every step of it.
+#include <deque>
+
 #include <gtest/gtest.h>
 
 #include "base/bytes.h"
@@ -45,11 +47,11 @@ class LogCompactionTest : public testing::LogFixture {
 
   // Every record the log serves, read from the start the way a consumer
   // does: each read from the offset after the last batch it got.
-  std::vector<ReadRecord> read_all() {
+  std::vector<ReadRecord> read_all(size_t max_bytes = 1 << 20) {
     std::vector<ReadRecord> out;
     Offset at = log_->log_start_offset();
     while (at < log_->log_end_offset()) {
-      auto r = read(at, 1 << 20);
+      auto r = read(at, max_bytes);
       EXPECT_TRUE(r.ok()) << r.error().to_string();
       if (!r.ok()) break;
       auto batches = split(*r);
@@ -597,6 +599,98 @@ TEST_F(LogCompactionTest, AFailedCleaningIsReportedLeavesTheLogAsItWasAndIsRetri
   EXPECT_TRUE(log_->last_cleaning().starts_with("cleaned below offset")) << log_->last_cleaning();
   EXPECT_EQ(log_->compaction_state().last_cleaned_ms, clock_.now_ms());
   expect_compacted(read_all(), cleaned);
+}
+
+// The swap's disk waits run off the shard (here, when the test runs them):
+// meanwhile the log serves reads of the cleaned range (from the replaced
+// files, then from the cleaned ones before the index has them), takes
+// appends, moves its start but defers deleting segments, refuses and holds
+// a truncation, and its close waits for the swap to end.
+TEST_F(LogCompactionTest, AnAsynchronousSwapKeepsServingAndHoldsWhatWouldRemoveItsSegments) {
+  // An index entry for every batch, segments of many batches, and reads of
+  // one batch each: the replaced files' entries point where the cleaned
+  // files have other bytes.
+  log_.reset();
+  config_.index_interval_bytes = 1;
+  config_.segment_bytes = 4096;
+  ASSERT_TRUE(open_log().ok());
+  // Most keys written once (they stay), one in three rewritten (it goes):
+  // the cleaned files keep most batches, at other positions.
+  for (int i = 0; i < 120; ++i) {
+    produce({{"once" + std::to_string(i) + "a", "v"},
+             {"again" + std::to_string(i % 5), "v" + std::to_string(i)},
+             {"once" + std::to_string(i) + "b", "v"}});
+  }
+  ASSERT_TRUE(flush().ok());
+  auto before = read_all(1);
+  auto plan = log_->plan_cleaning(log_->log_end_offset(), true);
+  ASSERT_TRUE(plan.has_value());
+  Offset cleaned = plan->end;
+  std::deque<std::pair<Log::SwapStep, Log::SwapThen>> steps;
+  std::optional<Result<bool>> outcome;
+  log_->install_cleaning(
+      *plan, clean_segments(*plan, fs_, *index_),
+      [&](const Log::SwapStep& step, const Log::SwapThen& then) { steps.emplace_back(step, then); },
+      [&](Result<bool> r) { outcome = std::move(r); });
+  auto run_step = [&] {
+    ASSERT_FALSE(steps.empty());
+    auto [step, then] = std::move(steps.front());
+    steps.pop_front();
+    then(step());
+  };
+  // 1. Not committed yet: the replaced segments serve.
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_TRUE(log_->cleaning());
+  EXPECT_EQ(read_all(1), before);
+  EXPECT_FALSE(log_->truncate_to(log_->log_end_offset() - 1).ok());
+  bool truncation_ran = false;
+  log_->when_swapped([&] { truncation_ran = true; });
+  run_step();
+  // 2. Committed: the cleaned files serve, found through the swap's entries.
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_FALSE(outcome.has_value());
+  auto during = read_all(1);
+  expect_compacted(during, cleaned);
+  produce({{"key1", "during the swap"}});
+  Offset start = during.at(2).offset;
+  ASSERT_TRUE(log_->advance_start_offset(start).ok());
+  std::vector<ReadRecord> expected;
+  for (const auto& r : during) {
+    if (r.offset >= start) expected.push_back(r);
+  }
+  expected.push_back(produced_.back());
+  // What a consumer gets from the log start (a batch across it comes whole).
+  auto from_start = [&] {
+    auto got = read_all(1);
+    std::erase_if(got, [&](const ReadRecord& r) { return r.offset < start; });
+    return got;
+  };
+  EXPECT_EQ(from_start(), expected);
+  std::optional<Status> closed;
+  log_->close([&](Status st) { closed = std::move(st); });
+  loop_.run_ready();
+  EXPECT_FALSE(closed.has_value()) << "the log closed with its swap in flight";
+  EXPECT_FALSE(truncation_ran);
+  // 3. The index written, the files renamed: the swap ends.
+  run_step();
+  EXPECT_TRUE(steps.empty());
+  ASSERT_TRUE(outcome.has_value());
+  ASSERT_TRUE(outcome->ok()) << outcome->error().to_string();
+  EXPECT_TRUE(**outcome);
+  EXPECT_TRUE(truncation_ran);
+  EXPECT_FALSE(log_->cleaning());
+  EXPECT_TRUE(log_->last_cleaning().starts_with("cleaned below offset")) << log_->last_cleaning();
+  EXPECT_EQ(from_start(), expected);
+  loop_.run_until([&] { return closed.has_value(); });
+  ASSERT_TRUE(closed->ok()) << closed->error().to_string();
+  for (const auto& e : std::filesystem::directory_iterator(log_dir())) {
+    EXPECT_FALSE(e.path().string().ends_with(".swap")) << e.path();
+    EXPECT_FALSE(e.path().string().ends_with(".cleaned")) << e.path();
+  }
+  log_.reset();
+  ASSERT_TRUE(open_log().ok());
+  EXPECT_EQ(log_->log_start_offset(), start);
+  EXPECT_EQ(from_start(), expected);
 }
 
 TEST_F(LogCompactionTest, ACrashAtAnyStepOfACleaningRecoversToTheSameRecords) {

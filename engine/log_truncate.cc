@@ -11,10 +11,11 @@ namespace strata::engine {
 
 Status Log::require_idle(std::string_view doing) const {
   if (closing_) return Error(Errc::kShutdown, "log is closing");
-  if (!pending_.empty() || !writes_.empty() || sync_in_flight_ || write_backs_in_flight_ > 0) {
+  if (!pending_.empty() || !writes_.empty() || sync_in_flight_ || write_backs_in_flight_ > 0 ||
+      swap_) {
     return Error(Errc::kInvalidArgument,
-                 fmt::format("partition {}: cannot {} while appends, a sync or a write-back are "
-                             "in flight",
+                 fmt::format("partition {}: cannot {} while appends, a sync, a write-back or a "
+                             "cleaning's swap are in flight",
                              options_.uid, doing));
   }
   return ok_status();

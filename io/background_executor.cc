@@ -18,24 +18,33 @@ BackgroundExecutor::~BackgroundExecutor() {
 
 void BackgroundExecutor::stop() {
   stopping_flag_.store(true);
+  std::vector<std::function<void()>> must_run;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
+    for (auto& job : jobs_) {
+      if (job.must_run) must_run.push_back(std::move(job.fn));
+    }
     jobs_.clear();
   }
   cv_.notify_all();
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
+  for (auto& fn : must_run)
+    fn();
 }
 
-void BackgroundExecutor::post(std::function<void()> job) {
+void BackgroundExecutor::post(std::function<void()> job, bool must_run) {
   {
     std::lock_guard lock(mu_);
-    if (stopping_) return;
-    jobs_.push_back(std::move(job));
+    if (!stopping_) {
+      jobs_.push_back(Job{std::move(job), must_run});
+      cv_.notify_one();
+      return;
+    }
   }
-  cv_.notify_one();
+  if (must_run) job();
 }
 
 void BackgroundExecutor::run() {
@@ -45,7 +54,7 @@ void BackgroundExecutor::run() {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
       if (stopping_) return;
-      job = std::move(jobs_.front());
+      job = std::move(jobs_.front().fn);
       jobs_.pop_front();
     }
     job();

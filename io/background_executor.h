@@ -28,7 +28,10 @@ class BackgroundExecutor {
   BackgroundExecutor(const BackgroundExecutor&) = delete;
   BackgroundExecutor& operator=(const BackgroundExecutor&) = delete;
 
-  void post(std::function<void()> job);
+  // A job posted `must_run` is never dropped: posted once stop() began, it
+  // runs at once on the caller's thread; queued when stop() comes, stop()
+  // runs it after the threads ended.
+  void post(std::function<void()> job, bool must_run = false);
   size_t threads() const { return threads_.size(); }
   // Drops the jobs not started, raises stopping() and waits for the
   // running ones; later posts are dropped. From one thread at a time; a
@@ -42,7 +45,11 @@ class BackgroundExecutor {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
+  struct Job {
+    std::function<void()> fn;
+    bool must_run = false;
+  };
+  std::deque<Job> jobs_;
   bool stopping_ = false;
   std::atomic<bool> stopping_flag_{false};
   std::vector<std::thread> threads_;

@@ -113,10 +113,13 @@ void Partition::when_idle_as_follower(std::function<Status()> cut,
                                       std::function<void(Status)> done) {
   if (auto st = require_follower(); !st) return done(st);
   // The log cuts only when idle: let what is in flight land first.
-  log_->flush([this, cut = std::move(cut), done = std::move(done)](Status st) {
+  log_->flush([this, cut = std::move(cut), done = std::move(done)](Status st) mutable {
     if (!st) return done(st);
-    if (auto r = require_follower(); !r) return done(r);
-    done(cut());
+    // A cleaning's swap holds its segments until it ends.
+    log_->when_swapped([this, cut = std::move(cut), done = std::move(done)] {
+      if (auto r = require_follower(); !r) return done(r);
+      done(cut());
+    });
   });
 }
 

@@ -177,20 +177,41 @@ void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
         engine::clean_segments(*shared_plan, *fs, *index));
     boost::asio::post(*io, [this, alive, log, token, shared_plan, result, name] {
       if (!*alive) return;
-      cleaning_ = false;
       auto live = token.lock();
-      if (!live || !*live) return;  // the log closed meanwhile; recovery removes the files
-      auto done = log->finish_cleaning(*shared_plan, std::move(*result));
-      if (done) {
-        cleaning_retry_at_.erase(shared_plan->uid);
-        spdlog::info("cleaner: {}: {}", name, log->last_cleaning());
-        return;
+      if (!live || !*live) {
+        cleaning_ = false;
+        return;  // the log closed meanwhile; recovery removes the files
       }
-      // The log counts its failed attempts in a row; the wait doubles with them.
-      auto wait = cleaner_.backoff * (1 << std::min(log->cleaning_failures(), 6));
-      cleaning_retry_at_[shared_plan->uid] = std::chrono::steady_clock::now() + wait;
-      spdlog::error("cleaner: {}: {}; trying again in {} ms", name, log->last_cleaning(),
-                    std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+      // The swap's disk waits run on a cleaner thread (never dropped, even
+      // by a stopping broker: the log's close waits for its swap).
+      auto run = [executor = cleaner_.executor, io = &io_, alive](
+                     const engine::Log::SwapStep& step, const engine::Log::SwapThen& then) {
+        executor->post(
+            [step, then, io, alive] {
+              Status st = step();
+              boost::asio::post(*io, [then, st, alive] {
+                if (*alive) then(st);
+              });
+            },
+            /*must_run=*/true);
+      };
+      log->install_cleaning(
+          *shared_plan, std::move(*result), run,
+          [this, log, token, uid = shared_plan->uid, name](Result<bool> done) {
+            cleaning_ = false;
+            auto live = token.lock();
+            if (!live || !*live) return;
+            if (done) {
+              cleaning_retry_at_.erase(uid);
+              spdlog::info("cleaner: {}: {}", name, log->last_cleaning());
+              return;
+            }
+            // The log counts its failed attempts in a row; the wait doubles with them.
+            auto wait = cleaner_.backoff * (1 << std::min(log->cleaning_failures(), 6));
+            cleaning_retry_at_[uid] = std::chrono::steady_clock::now() + wait;
+            spdlog::error("cleaner: {}: {}; trying again in {} ms", name, log->last_cleaning(),
+                          std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+          });
     });
   });
 }
