@@ -15,6 +15,8 @@
 #
 #   bench/replication_bench.sh [build-dir] [strata-bench args...]
 #   DURATION=20 SYSTEMS="strata kafka" MODES="max 10k" SEED=1 bench/replication_bench.sh build
+#   CONFIGS="rf3-all-replicated rf3-all-idempotent" MODES=max SEED=0 bench/replication_bench.sh
+#       (idempotent producers against plain ones, the same RF 3 acks=all runs)
 #
 # Results: bench/results/replication-<UTC time>/runs.jsonl (one JSON line per
 # run, its "name" prefixed with the system) and table.txt.
@@ -70,10 +72,15 @@ configs=(
   "rf3-acks1|--replication-factor 3 --acks 1 -D topic.min.insync.replicas=2||"
   "rf3-all-fsync|--replication-factor 3 --acks all -D topic.min.insync.replicas=2|fsync|--flush"
   "rf3-all-replicated|--replication-factor 3 --acks all -D topic.min.insync.replicas=2|replicated|"
+  "rf3-all-idempotent|--replication-factor 3 --acks all -D topic.min.insync.replicas=2 -D enable.idempotence=true|replicated|"
 )
+# CONFIGS="name ..." runs only those (default: all but rf3-all-idempotent,
+# which is rf3-all-replicated with idempotent producers).
+wanted=" ${CONFIGS:-rf1-acks1 rf3-acks1 rf3-all-fsync rf3-all-replicated} "
 for mode in ${MODES:-max 10k}; do
   for c in "${configs[@]}"; do
     IFS='|' read -r cname cargs durability kflag <<<"$c"
+    [[ "$wanted" == *" $cname "* ]] || continue
     read -r -a args <<<"$cargs"
     if [ "$mode" = max ]; then rate=0; else rate=10000; fi
     for system in $systems; do

@@ -57,14 +57,27 @@ class Writer {
     STRATA_TRY(file_.pwrite(written_, buf_));
     written_ += buf_.size();
     buf_.clear();
+    // Write-behind: each written stretch goes to the disk as the file
+    // grows (waiting for the stretch before it), not all at the final sync,
+    // whose burst would stall the shards' syncs on the same disk.
+    // The call covers the stretch started last time too: it waits for that
+    // one to be written, so at most one stretch is in flight.
+    if (written_ - behind_ >= kWriteBehind) {
+      STRATA_TRY(file_.write_back_now(started_, written_ - started_));
+      started_ = behind_;
+      behind_ = written_;
+    }
     return ok_status();
   }
   uint64_t position() const { return written_ + buf_.size(); }
 
  private:
+  static constexpr uint64_t kWriteBehind = 4 << 20;
   io::File& file_;
   std::vector<std::byte> buf_;
   uint64_t written_ = 0;
+  uint64_t behind_ = 0;   // written back (or being written) below this
+  uint64_t started_ = 0;  // where the last stretch asked for began
 };
 
 // `original`'s header with `records` (encoded, uncompressed) as its records:

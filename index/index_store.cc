@@ -11,6 +11,7 @@
 #include <rocksdb/slice.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
+#include <rocksdb/write_buffer_manager.h>
 
 #include "index/key_codec.h"
 
@@ -191,6 +192,10 @@ Result<std::unique_ptr<IndexStore>> IndexStore::open(const std::filesystem::path
   // Flush every column family together so that, after a crash, the entries
   // and the marker that covers them come back from the same point in time.
   db_options.atomic_flush = true;
+  // One memory budget for all memtables (each family alone would take up to
+  // two 64 MiB ones: eleven families, 1.4 GiB).
+  db_options.write_buffer_manager =
+      std::make_shared<rocksdb::WriteBufferManager>(options.write_buffer_bytes);
 
   rocksdb::BlockBasedTableOptions table;
   // Half of the cache may hold index and filter blocks (the key map's),

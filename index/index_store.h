@@ -116,6 +116,10 @@ class IndexStore {
     // crash that loses every index write not yet in an SST file.
     bool flush_on_close = true;
     size_t block_cache_bytes = 64 << 20;
+    // Every column family's memtables together: past this they are flushed
+    // (RocksDB's WriteBufferManager), so the index's memory is this plus
+    // the block cache, whatever the number of keys, partitions or families.
+    size_t write_buffer_bytes = 64 << 20;
   };
 
   static Result<std::unique_ptr<IndexStore>> open(const std::filesystem::path& dir,

@@ -1,12 +1,14 @@
 #include "io/background_executor.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace strata::io {
 
-BackgroundExecutor::BackgroundExecutor(size_t threads, std::string name) {
+BackgroundExecutor::BackgroundExecutor(size_t threads, std::string name, int nice) {
   for (size_t i = 0; i < threads; ++i) {
-    threads_.emplace_back([this] { run(); });
+    threads_.emplace_back([this, nice] { run(nice); });
     std::string thread_name = (name + "-" + std::to_string(i)).substr(0, 15);
     pthread_setname_np(threads_.back().native_handle(), thread_name.c_str());
   }
@@ -47,7 +49,9 @@ void BackgroundExecutor::post(std::function<void()> job, bool must_run) {
   if (must_run) job();
 }
 
-void BackgroundExecutor::run() {
+void BackgroundExecutor::run(int nice) {
+  // Linux's niceness is per thread: this one's alone.
+  if (nice != 0) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), nice);
   for (;;) {
     std::function<void()> job;
     {

@@ -23,7 +23,9 @@ namespace strata::io {
 
 class BackgroundExecutor {
  public:
-  BackgroundExecutor(size_t threads, std::string name);
+  // `nice`: the threads' scheduling niceness (0 as the process; 10: they
+  // yield the CPU to the process's other threads when both want it).
+  BackgroundExecutor(size_t threads, std::string name, int nice = 0);
   ~BackgroundExecutor();
   BackgroundExecutor(const BackgroundExecutor&) = delete;
   BackgroundExecutor& operator=(const BackgroundExecutor&) = delete;
@@ -41,7 +43,7 @@ class BackgroundExecutor {
   const std::atomic<bool>& stopping() const { return stopping_flag_; }
 
  private:
-  void run();
+  void run(int nice);
 
   std::mutex mu_;
   std::condition_variable cv_;

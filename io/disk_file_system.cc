@@ -99,6 +99,14 @@ class DiskFile final : public File {
     return ok_status();
   }
 
+  Status write_back_now(uint64_t pos, uint64_t len) override {
+    unsigned flags = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE;
+    if (::sync_file_range(fd_, static_cast<off_t>(pos), static_cast<off_t>(len), flags) != 0) {
+      return Error::io(errno, "sync_file_range " + path_.string());
+    }
+    return ok_status();
+  }
+
   Status sync_now() override {
     int rc = is_dir_ ? ::fsync(fd_) : ::fdatasync(fd_);
     if (rc != 0) return Error::io(errno, "sync " + path_.string());

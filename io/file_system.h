@@ -62,6 +62,12 @@ class File {
   virtual Result<size_t> pread(uint64_t pos, std::span<std::byte> buf) = 0;
   virtual Status pwrite(uint64_t pos, std::span<const std::byte> data) = 0;
   virtual Status sync_now() = 0;
+  // Starts writing the dirty pages of [pos, pos + len) to the disk and
+  // waits for those of the range that were being written already
+  // (sync_file_range, wait before and write): spreads a long write's
+  // write-out over its course, so its final sync has little left. A hint,
+  // no durability promise; a file system without it does nothing.
+  virtual Status write_back_now(uint64_t /*pos*/, uint64_t /*len*/) { return ok_status(); }
   virtual Status truncate(uint64_t size) = 0;
   virtual Result<uint64_t> size() = 0;
 

@@ -248,8 +248,10 @@ Status Broker::open() {
   reconcile_all([&] { opened.set_value(); });
   opened.get_future().get();
   if (config_.log_cleaner_enable) {
+    // The cleaner threads give way to the shards when the cores are busy
+    // (a cleaning is background work; a shard's delay is a client's).
     cleaners_ = std::make_shared<io::BackgroundExecutor>(
-        static_cast<size_t>(config_.log_cleaner_threads), "cleaner");
+        static_cast<size_t>(config_.log_cleaner_threads), "cleaner", /*nice=*/10);
   }
   for (auto& st : states_)
     run_on(st->shard(), [&] { st->start_retention(); });
