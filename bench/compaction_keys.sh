@@ -116,9 +116,12 @@ for r in rows[1:]:
         b["cpu_cores"], facts["cleaner_%s_rss_start_mib" % arm], b["peak_rss_mib"],
         facts["cleaner_%s_rss_end_mib" % arm], int(facts["cleaner_%s_data_bytes" % arm]) / 2**30,
         int(facts["cleaner_%s_index_bytes" % arm]) / 2**30))
+# "swapped in X ms, Y ms of it on the shard" (before 151c6db: "swapped in on
+# the shard in Y ms"): Y is how long the swap held the shard.
 pat = re.compile(r"cleaned below offset \d+: (\d+) -> (\d+) bytes, (\d+) of (\d+) records kept.*"
-                 r"in ([\d.]+) s .*swapped in on the shard in ([\d.]+) ms")
-done = [tuple(float(x) for x in m.groups()) for m in map(pat.search, lines) if m]
+                 r"in ([\d.]+) s .*swapped in (?:on the shard in ([\d.]+) ms|[\d.]+ ms, ([\d.]+) ms of it on the shard)")
+done = [tuple(float(x) for x in m.groups()[:5]) + (float(m.group(6) or m.group(7)),)
+        for m in map(pat.search, lines) if m]
 if done:
     read = sum(d[0] for d in done); secs = sum(d[4] for d in done)
     print()

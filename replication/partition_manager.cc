@@ -182,10 +182,11 @@ void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
         cleaning_ = false;
         return;  // the log closed meanwhile; recovery removes the files
       }
-      // The swap's disk waits run on a cleaner thread (never dropped, even
+      // The swap's disk waits run on the swap thread (never dropped, even
       // by a stopping broker: the log's close waits for its swap).
-      auto run = [executor = cleaner_.executor, io = &io_, alive](
-                     const engine::Log::SwapStep& step, const engine::Log::SwapThen& then) {
+      auto executor = cleaner_.swap_executor ? cleaner_.swap_executor : cleaner_.executor;
+      auto run = [executor, io = &io_, alive](const engine::Log::SwapStep& step,
+                                              const engine::Log::SwapThen& then) {
         executor->post(
             [step, then, io, alive] {
               Status st = step();

@@ -77,6 +77,8 @@ Broker::~Broker() {
   // and io_contexts still exist (the PartitionManagers share the executor).
   if (cleaners_) cleaners_->stop();
   cleaners_.reset();
+  if (swappers_) swappers_->stop();  // runs the swap steps still queued
+  swappers_.reset();
   states_.clear();
   shards_.clear();
 }
@@ -252,6 +254,7 @@ Status Broker::open() {
     // (a cleaning is background work; a shard's delay is a client's).
     cleaners_ = std::make_shared<io::BackgroundExecutor>(
         static_cast<size_t>(config_.log_cleaner_threads), "cleaner", /*nice=*/10);
+    swappers_ = std::make_shared<io::BackgroundExecutor>(1, "swapper");
   }
   for (auto& st : states_)
     run_on(st->shard(), [&] { st->start_retention(); });

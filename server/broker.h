@@ -65,6 +65,9 @@ class Broker {
   const BrokerConfig& config() const { return config_; }
   // The log cleaner's threads; null when log.cleaner.enable is false.
   const std::shared_ptr<io::BackgroundExecutor>& cleaners() const { return cleaners_; }
+  // The thread that runs cleanings' swaps (their disk waits), apart from the
+  // cleaners so that a swap never waits behind another partition's cleaning.
+  const std::shared_ptr<io::BackgroundExecutor>& swappers() const { return swappers_; }
   engine::LogManager& logs() { return *logs_; }
   // The journal of syncs (strata.test.sync.journal), or null when off.
   io::SyncJournal* sync_journal() { return sync_journal_.get(); }
@@ -220,6 +223,7 @@ class Broker {
   // The log cleaner's threads (log.cleaner.enable), shared by the shards'
   // PartitionManagers; gone before logs_ (the jobs read its index store).
   std::shared_ptr<io::BackgroundExecutor> cleaners_;
+  std::shared_ptr<io::BackgroundExecutor> swappers_;
   std::unique_ptr<io::AsioTimers> control_timers_;
   // The session thread: the registration's keep-alives and nothing else, so
   // that however long the control thread works (a controller applying a

@@ -207,7 +207,7 @@ void ShardState::start_retention() {
   replicas_.start_retention(
       std::chrono::milliseconds(broker_.config().retention_check_interval_ms));
   if (broker_.cleaners()) {
-    replicas_.start_cleaner({broker_.cleaners(),
+    replicas_.start_cleaner({broker_.cleaners(), broker_.swappers(),
                              std::chrono::milliseconds(broker_.config().log_cleaner_backoff_ms),
                              broker_.config().log_cleaner_io_max_bytes_per_second});
   }
