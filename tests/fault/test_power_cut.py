@@ -1,5 +1,6 @@
 """power_cut.py replays a sync journal into the files a power cut leaves."""
 import os
+import shutil
 import tempfile
 import unittest
 
@@ -10,6 +11,9 @@ class PowerCutTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="strata-power-cut-")
         self.journal = os.path.join(self.dir, "syncs")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     def file(self, name, data):
         path = os.path.join(self.dir, name)
