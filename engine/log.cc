@@ -678,7 +678,7 @@ Status Log::advance_start_offset(Offset offset) {
 
 Result<size_t> Log::enforce_retention() {
   const auto& cfg = options_.config;
-  if (!cfg.cleanup_delete || swap_) return size_t{0};  // a swap: the next check
+  if (!cfg.cleanup_delete) return size_t{0};
   TimestampMs now = options_.clock->now_ms();
   uint64_t total = size_bytes();
   std::vector<std::shared_ptr<Segment>> doomed;

@@ -372,10 +372,11 @@ class Log {
     std::function<void(Result<bool>)> done;
     std::chrono::steady_clock::time_point started;
     std::chrono::steady_clock::duration on_shard{};
-    Offset from, to;                         // the cleaned range
-    std::vector<index::IndexEntry> entries;  // its index, until the index store has it
-    bool swapped_in = false;                 // segments_ holds the cleaned files
+    bool swapped_in = false;  // segments_ holds the cleaned files
   };
+  // Once a swap's cleaned files serve, the one holding `offset` (its index
+  // entries say where its batches are until the index store has them).
+  const CleanedSegment* swapped_in_for(Offset offset) const;
   void swap_committed(const std::shared_ptr<Swap>& swap, Status st);
   void swap_installed(const std::shared_ptr<Swap>& swap, Status st,
                       const index::CompactionState& state);

@@ -174,10 +174,6 @@ void Log::install_cleaning(const CleaningPlan& plan, Result<CleaningResult> resu
   swap->run = std::move(run);
   swap->done = std::move(done);
   swap->started = std::chrono::steady_clock::now();
-  swap->from = swap->result.segments.front().base;
-  swap->to = swap->result.segments.back().next_offset;
-  for (const auto& cs : swap->result.segments)
-    swap->entries.insert(swap->entries.end(), cs.entries.begin(), cs.entries.end());
   swap_ = swap;
   // 1. Off the shard: `.cleaned` -> `.swap`, the directory synced. The
   //    cleaning is committed once that is durable.
@@ -228,9 +224,7 @@ void Log::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
   }();
   if (!swapped) return swap_failed(swap, swapped.error());
   swap->swapped_in = true;
-  if (last_entry_ && last_entry_->offset >= swap->from && last_entry_->offset < swap->to) {
-    last_entry_.reset();
-  }
+  if (last_entry_ && swapped_in_for(last_entry_->offset)) last_entry_.reset();
   // 3. Off the shard: the index replaced in one synced write; the replaced
   //    segments removed, durably, before a `.swap` takes the first one's
   //    name (a crash must never leave a cleaned segment beside one it
@@ -239,12 +233,12 @@ void Log::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
   //    their own: undone by a crash, they leave the `.swap` files recovery
   //    completes; the log's next sync covers them.
   index::IndexStore::Cleaned ic;
-  ic.from = swap->from;
-  ic.to = swap->to;
-  ic.entries = swap->entries;
+  ic.from = segments.front().base;
+  ic.to = segments.back().next_offset;
   std::vector<std::filesystem::path> removed;
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames;
   for (const auto& cs : segments) {
+    ic.entries.insert(ic.entries.end(), cs.entries.begin(), cs.entries.end());
     ic.segments.emplace_back(cs.base, cs.meta);
     ic.removed_segments.insert(ic.removed_segments.end(), cs.replaced.begin() + 1,
                                cs.replaced.end());
@@ -276,6 +270,14 @@ void Log::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
       [this, alive = alive_, swap, state](Status st) {
         if (*alive) swap_installed(swap, st, state);
       });
+}
+
+const CleanedSegment* Log::swapped_in_for(Offset offset) const {
+  if (!swap_ || !swap_->swapped_in) return nullptr;
+  for (const auto& cs : swap_->result.segments) {
+    if (offset >= cs.base && offset < cs.next_offset) return &cs;
+  }
+  return nullptr;
 }
 
 std::shared_ptr<Segment> Log::cleaned_segment(const CleanedSegment& cs,

@@ -21,14 +21,13 @@ constexpr size_t kMaxDecompressedBytes = 256 << 20;
 }  // namespace
 
 uint64_t Log::start_position(const Segment& seg, Offset offset) const {
-  if (swap_ && swap_->swapped_in && offset >= swap_->from && offset < swap_->to) {
-    // The cleaned range's index is still being written: the swap's own
-    // entries (in offset order) say where its batches are.
-    const auto& e = swap_->entries;
+  if (const auto* cs = swapped_in_for(offset)) {
+    // The cleaned range's index is still being written: the cleaned
+    // segment's own entries (in offset order) say where its batches are.
+    const auto& e = cs->entries;
     auto it = std::upper_bound(e.begin(), e.end(), offset,
                                [](Offset o, const index::IndexEntry& x) { return o < x.offset; });
-    if (it == e.begin() || std::prev(it)->segment != seg.base) return 0;
-    return std::prev(it)->position.value();
+    return it == e.begin() ? 0 : std::prev(it)->position.value();
   }
   if (last_entry_ && last_entry_->offset <= offset && last_entry_->segment == seg.base) {
     return last_entry_->position.value();
@@ -193,9 +192,7 @@ void Log::offset_for_timestamp(TimestampMs ts, TimestampCallback done) {
       seg = it->second;
       // An entry of a range being swapped in may point into the replaced
       // file: the walk starts at the segment's beginning instead.
-      bool swapping = swap_ && swap_->swapped_in && (*entry)->offset >= swap_->from &&
-                      (*entry)->offset < swap_->to;
-      pos = swapping ? 0 : (*entry)->position.value();
+      pos = swapped_in_for((*entry)->offset) ? 0 : (*entry)->position.value();
     }
   }
   ++reads_in_flight_;

@@ -184,9 +184,8 @@ void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
       }
       // The swap's disk waits run on the swap thread (never dropped, even
       // by a stopping broker: the log's close waits for its swap).
-      auto executor = cleaner_.swap_executor ? cleaner_.swap_executor : cleaner_.executor;
-      auto run = [executor, io = &io_, alive](const engine::Log::SwapStep& step,
-                                              const engine::Log::SwapThen& then) {
+      auto run = [executor = cleaner_.swap_executor, io = &io_, alive](
+                     const engine::Log::SwapStep& step, const engine::Log::SwapThen& then) {
         executor->post(
             [step, then, io, alive] {
               Status st = step();

@@ -76,7 +76,7 @@ class PartitionManager {
   // result installed back on this shard.
   struct CleanerOptions {
     std::shared_ptr<io::BackgroundExecutor> executor;
-    // Runs the swaps' disk waits (the cleaner executor when null).
+    // Runs the swaps' disk waits (apart from the cleanings).
     std::shared_ptr<io::BackgroundExecutor> swap_executor;
     std::chrono::milliseconds backoff{15000};
     double io_max_bytes_per_second = 0;  // 0: no limit
