@@ -100,7 +100,8 @@ TEST_F(TopicCatalogTest, PartitionsOnlyGrowAndConfigsReplace) {
   EXPECT_EQ(catalog_->set_configs("t", {{"retention.bytes", "x"}}, false).code(),
             Errc::kInvalidConfig);
   reopen();
-  const auto* t = catalog_->snapshot()->find("t");
+  auto snap = catalog_->snapshot();
+  const auto* t = snap->find("t");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->partitions, 5);
   EXPECT_EQ(t->configs, (std::map<std::string, std::string>{{"retention.bytes", "10"}}));
@@ -111,7 +112,8 @@ TEST_F(TopicCatalogTest, EveryPartitionHasAStateThatSurvivesReopen) {
   catalog_->create_topic("orders", 2, 1, {}, false).value();
   ASSERT_TRUE(catalog_->add_partitions("orders", 3, false).ok());
   reopen();
-  const TopicInfo* t = catalog_->snapshot()->find("orders");
+  auto snap = catalog_->snapshot();
+  const TopicInfo* t = snap->find("orders");
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(t->states.size(), 3u);
   for (const auto& s : t->states)
@@ -126,7 +128,8 @@ TEST_F(TopicCatalogTest, TopicRecordsWithoutStatesArePlacedOnThisBroker) {
                     R"("partitions":2,"replication_factor":1,"configs":{},"internal":false})";
   ASSERT_TRUE(store_->put("/strata/topics/legacy", old, MetadataStore::kAbsent).ok());
   ASSERT_TRUE(catalog_->refresh().ok());
-  const TopicInfo* t = catalog_->snapshot()->find("legacy");
+  auto snap = catalog_->snapshot();
+  const TopicInfo* t = snap->find("legacy");
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(t->states.size(), 2u);
   EXPECT_EQ(t->states[1], (PartitionState{{1}, 1, 0, {1}, 0}));
@@ -232,7 +235,8 @@ TEST_F(TopicCatalogTest, ChangesLargerThanOneTransactionOfTheStoreGoInParts) {
   ASSERT_TRUE(catalog.create_topic("narrow", 3, 1, {}, false).ok());
   std::vector<StateChange> changes;
   for (const auto* name : {"wide", "narrow"}) {
-    const TopicInfo* t = catalog.snapshot()->find(name);
+    auto snap = catalog.snapshot();
+    const TopicInfo* t = snap->find(name);
     ASSERT_NE(t, nullptr);
     for (int32_t p = 0; p < t->partitions; ++p) {
       PartitionState next = *t->state(p);
@@ -245,7 +249,8 @@ TEST_F(TopicCatalogTest, ChangesLargerThanOneTransactionOfTheStoreGoInParts) {
   member.reset();
   reopen();
   for (const auto* name : {"wide", "narrow"}) {
-    const TopicInfo* t = catalog_->snapshot()->find(name);
+    auto snap = catalog_->snapshot();
+    const TopicInfo* t = snap->find(name);
     ASSERT_NE(t, nullptr) << name;
     for (int32_t p = 0; p < t->partitions; ++p)
       EXPECT_EQ(t->state(p)->leader_epoch, 1) << name << "-" << p;

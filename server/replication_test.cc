@@ -26,7 +26,8 @@ struct Held {
 };
 
 std::optional<Held> held(Broker& b, const std::string& topic, int32_t p) {
-  const auto* t = b.snapshot()->find(topic);
+  auto snap = b.snapshot();  // keeps what find() points into
+  const auto* t = snap->find(topic);
   if (t == nullptr) return std::nullopt;
   auto uid = t->uid(PartitionId(p));
   unsigned shard = b.shard_for(uid);

@@ -50,7 +50,8 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
   gc.offsets_retention_ms = cfg.offsets_retention_ms;
   groups_ = std::make_unique<coordinator::GroupCoordinator>(
       broker.clock(), timers_, gc, [&broker](const std::string& topic, int32_t p) {
-        const auto* t = broker.snapshot()->find(topic);
+        auto snap = broker.snapshot();  // keeps what find() points into
+        const auto* t = snap->find(topic);
         return t != nullptr && p >= 0 && p < t->partitions;
       });
   coordinator::TxnConfig tc;
