@@ -22,7 +22,9 @@ The anomalies:
                    - two acks name it with different values;
                    - an ack names it with value V, V is not lost, the
                      partition has a final read, and that read has nothing
-                     at the offset or has another value there.
+                     at the offset or has another value there;
+                   - an ack names it with value V and a poll read another
+                     value there.
 
   duplicates     A value read at two or more positions. One per value.
                  Retried sends write duplicates until the producer is
@@ -52,6 +54,16 @@ The anomalies:
                  unknown, of which the final read holds some values but
                  not all. One per transaction.
 
+On a compacted topic (send records with a "key") the log cleaner removes a
+record once a later record of its key is in the log. An acknowledged value
+is "superseded" when the final read holds a record of its key, in its
+partition, at a higher offset than its ack's (for a value without an ack:
+one sent after it); a superseded value missing from the final read, or
+read by no one, is neither lost nor inconsistent nor torn, and is counted
+in the totals as "compacted" (which shows the cleaner ran). A value the
+final read holds at another position than its ack's is still inconsistent:
+the cleaner removes records, it never moves one.
+
 In a transactional history (one with txn records) a value counts as
 acknowledged only once its transaction committed: "lost" is then a value
 of a committed transaction that nothing read, and the acks of other
@@ -64,6 +76,11 @@ transactions' values are not compared with the final read.
                  and only partitions with an end record are checked). A
                  commit equal to the end offset is fine: it is the next
                  offset to read. One per commit.
+
+  unreplaced     A paused leader that the cluster did not replace while it
+                 was paused: a nemesis "pause-end" record whose "replaced"
+                 is false (nemesis.py waited for it and names the
+                 partitions it still led). One per pause.
 
 Every count comes with up to EXAMPLES examples. Records of unknown types
 are ignored. A record of a known type that lacks one of the fields
@@ -82,7 +99,7 @@ from history import load
 EXAMPLES = 5
 
 ANOMALIES = ("lost", "inconsistent", "duplicates", "non_monotonic", "unseen", "group",
-             "aborted_read", "torn")
+             "aborted_read", "torn", "unreplaced")
 
 # The fields each known type must have: those history.py gives it, and
 # "proc", which every record has ("t" is not needed). Other types are ignored.
@@ -132,6 +149,7 @@ class Report:
         self.sends = self.acks = self.fails = 0
         self.polls = self.finals = self.commits = 0
         self.transactions = 0
+        self.compacted = 0
 
     def fails_run(self, name):
         """Whether a nonzero count of this anomaly fails the run."""
@@ -148,7 +166,7 @@ class Report:
 
     def totals(self):
         return {n: getattr(self, n) for n in ("sends", "acks", "fails", "polls", "finals", "commits",
-                                               "transactions")}
+                                               "transactions", "compacted")}
 
     def to_dict(self):
         anomalies = {}
@@ -246,16 +264,55 @@ class Txns:
         return txn is None or self.outcome.get(txn) == "commit"
 
 
+class Compaction:
+    """Which values the log cleaner may have removed: see "superseded" above."""
+
+    def __init__(self, records):
+        self.key, self.order, self.partition = {}, {}, {}
+        for i, r in enumerate(of_type(records, "send")):
+            self.order.setdefault(r["value"], i)
+            self.partition.setdefault(r["value"], r["partition"])
+            if "key" in r:
+                self.key[r["value"]] = r["key"]
+        self.latest = {}  # (partition, key) -> the final read's last (offset, value) of the key
+        for r in of_type(records, "final"):
+            key = self.key.get(r["value"])
+            if key is None:
+                continue
+            pk = (r["partition"], key)
+            if pk not in self.latest or r["offset"] > self.latest[pk][0]:
+                self.latest[pk] = (r["offset"], r["value"])
+
+    def superseded(self, value, offset=None):
+        """Whether the final read holds a later record of `value`'s key in
+        its partition: after `offset` (its ack's), or without one, a record
+        sent after it."""
+        key = self.key.get(value)
+        if key is None:
+            return False
+        latest = self.latest.get((self.partition[value], key))
+        if latest is None:
+            return False
+        if offset is not None:
+            return latest[0] > offset
+        return self.order.get(latest[1], -1) > self.order[value]
+
+
 def at(r):
     """The example fields of a record that names a position and value."""
     return {"partition": r["partition"], "offset": r["offset"], "value": r["value"], "proc": r["proc"]}
 
 
-def check_lost(records, report, txns):
+def check_lost(records, report, txns, compaction):
     read = read_values(records)
     acks = first_acks(records)
+    in_final = {r["value"] for r in of_type(records, "final")}
     for value, ack in acks.items():
-        if value not in read and txns.committed(value):
+        if not txns.committed(value):
+            continue
+        if value not in in_final and compaction.superseded(value, ack["offset"]):
+            report.compacted += 1
+        elif value not in read:
             report.lost.add(at(ack))
     # A committed transaction's values were all acknowledged: one without
     # an ack is lost too if nothing read it.
@@ -263,12 +320,16 @@ def check_lost(records, report, txns):
         if txns.outcome.get(txn) != "commit":
             continue
         for r in sends:
-            if r["value"] not in read and r["value"] not in acks:
+            if r["value"] in acks:
+                continue
+            if r["value"] not in in_final and compaction.superseded(r["value"]):
+                report.compacted += 1
+            elif r["value"] not in read:
                 report.lost.add({"partition": r["partition"], "value": r["value"],
                                  "proc": r["proc"], "txn": txn})
 
 
-def check_inconsistent(records, report, txns):
+def check_inconsistent(records, report, txns, compaction):
     read = read_values(records)
     finals = final_reads(records)
     reads_at, acks_at, why = {}, {}, {}  # position -> values, values, reasons
@@ -293,9 +354,17 @@ def check_inconsistent(records, report, txns):
         if value not in read or partition not in finals or not txns.committed(value):
             continue
         if offset not in finals[partition]:
-            bad((partition, offset), "ack missing from final read")
+            if not compaction.superseded(value, offset):
+                bad((partition, offset), "ack missing from final read")
         elif finals[partition][offset] != value:
             bad((partition, offset), "ack differs from final read")
+    polled_at = {}
+    for r in of_type(records, "poll"):
+        polled_at.setdefault((r["partition"], r["offset"]), set()).add(r["value"])
+    for r in of_type(records, "ack"):
+        pos = (r["partition"], r["offset"])
+        if txns.committed(r["value"]) and polled_at.get(pos, {r["value"]}) - {r["value"]}:
+            bad(pos, "ack differs from a read")
 
     for (partition, offset), reasons in why.items():
         final = finals.get(partition, {}).get(offset)
@@ -363,7 +432,7 @@ def check_aborted_read(records, report, txns):
             report.aborted_read.add(dict(at(r), txn=txn))
 
 
-def check_torn(records, report, txns):
+def check_torn(records, report, txns, compaction):
     in_final = {r["value"] for r in of_type(records, "final")}
     if not of_type(records, "final", "end"):
         return  # no final read to judge by
@@ -371,10 +440,11 @@ def check_torn(records, report, txns):
         if txns.outcome.get(txn) not in ("commit", "unknown"):
             continue
         visible = [r["value"] for r in sends if r["value"] in in_final]
-        if 0 < len(visible) < len(sends):
+        missing = [r["value"] for r in sends
+                   if r["value"] not in in_final and not compaction.superseded(r["value"])]
+        if visible and missing:
             report.torn.add({"txn": txn, "outcome": txns.outcome[txn],
-                             "visible": visible,
-                             "missing": [r["value"] for r in sends if r["value"] not in in_final]})
+                             "visible": visible, "missing": missing})
 
 
 def check_group(records, report):
@@ -399,6 +469,13 @@ def check_group(records, report):
         highest[key] = max(offset, highest.get(key, offset))
 
 
+def check_unreplaced(records, report):
+    for r in of_type(records, "nemesis"):
+        if r["action"] == "pause-end" and r.get("replaced") is False:
+            report.unreplaced.add({"broker": r.get("broker"), "still_led": r.get("still_led"),
+                                   "t": r.get("t")})
+
+
 def check(records, idempotent=False):
     """The Report on a history's records (dicts, in file order). Raises
     ValueError, naming the line, on a record the checks cannot use."""
@@ -412,14 +489,16 @@ def check(records, idempotent=False):
     report.commits = len(of_type(records, "commit"))
     txns = Txns(records)
     report.transactions = len(txns.outcome)
-    check_lost(records, report, txns)
-    check_inconsistent(records, report, txns)
+    compaction = Compaction(records)
+    check_lost(records, report, txns, compaction)
+    check_inconsistent(records, report, txns, compaction)
     check_duplicates(records, report)
     check_non_monotonic(records, report)
     check_unseen(records, report)
     check_group(records, report)
     check_aborted_read(records, report, txns)
-    check_torn(records, report, txns)
+    check_torn(records, report, txns, compaction)
+    check_unreplaced(records, report)
     return report
 
 

@@ -8,7 +8,8 @@ read, "nemesis" for faults). The types:
 
   send    {"partition": P, "value": V}             a producer handed V to its client
                                                     (and "txn": T, the transaction
-                                                    it belongs to, if any)
+                                                    it belongs to, and "key": K, its
+                                                    key on a compacted topic, if any)
   txn     {"txn": T, "outcome": O}                 how transaction T ended as its
                                                     producer was told: "commit",
                                                     "abort", or "unknown"

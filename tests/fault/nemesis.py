@@ -6,7 +6,12 @@ Kinds (NEMESES):
   kill-leader, kill-follower, kill-controller, kill-random
       SIGKILL of that broker, restarted after a pause
   pause           SIGSTOP of a partition leader for longer than the broker
-                  session (it is replaced meanwhile), then SIGCONT
+                  session, then SIGCONT. Before the SIGCONT the other brokers
+                  are asked (for up to REPLACE_WAIT_S) until none of the
+                  topic's partitions is led by the paused broker, unless no
+                  live in-sync replica could take it over; the "pause-end"
+                  record says whether it was replaced (the checker's
+                  "unreplaced")
   partition       a broker cut off from the other brokers, both ways
   partition-etcd  a broker cut off from etcd
   one-way         packets from a broker to the other brokers dropped
@@ -28,6 +33,7 @@ connections leave from there too), and reaches etcd at 127.0.0.(20+N):2379
 import json
 import os
 import subprocess
+import time
 
 from confluent_kafka.admin import AdminClient
 
@@ -38,6 +44,7 @@ NEMESES = ("kill-leader", "kill-follower", "kill-controller", "kill-random", "pa
            "partition", "partition-etcd", "one-way", "power-cut", "kill-etcd", "disk-full")
 SINGLE_BROKER_NEMESES = ("kill-random", "power-cut")
 CHAIN = "STRATA-FAULT"
+REPLACE_WAIT_S = 30  # the session (2 s), the controller's election, the metadata's spread
 STRATA = os.environ.get("STRATA_CLI", os.path.join(os.path.dirname(__file__),
                                                    "../../build/tools/strata"))
 
@@ -154,7 +161,7 @@ class Nemesis:
             self.servers.pause(n)
             self.paused.add(n)
             self.note("pause", broker=n)
-            return lambda: self.resume(n)
+            return lambda: self.end_pause(n)
         if kind in ("partition", "one-way", "partition-etcd"):
             n = self.pick(self.rng.choice(["leader", "random"]))
             if n is None:
@@ -191,6 +198,31 @@ class Nemesis:
         self.servers.resume(n)
         self.paused.discard(n)
         self.note("resume", broker=n)
+
+    def still_led(self, n):
+        """The partitions the paused broker n still leads, as another live
+        broker sees them, leaving out those no live in-sync replica could
+        take over (offline ones among them); None when no broker answered."""
+        for m in self.live():
+            try:
+                md = AdminClient({"bootstrap.servers": self.servers.address(m)}).list_topics(
+                    self.topic, timeout=5)
+                return sorted(
+                    p.id for p in md.topics[self.topic].partitions.values()
+                    if any(i != n and i in self.live() for i in p.isrs)
+                    and (p.leader == n or p.leader < 0))
+            except Exception:  # noqa: BLE001 - ask another
+                continue
+        return None
+
+    def end_pause(self, n):
+        deadline = time.monotonic() + REPLACE_WAIT_S
+        led = self.still_led(n)
+        while led != [] and time.monotonic() < deadline:
+            time.sleep(0.2)
+            led = self.still_led(n)
+        self.note("pause-end", broker=n, replaced=led == [], still_led=led)
+        self.resume(n)
 
     def led_by(self, n):
         """How many of the topic's partitions broker n leads, as another live

@@ -8,7 +8,11 @@ read, and the checker's verdict on the history.
     python3 run.py --brokers 1 --nemesis power-cut ...   # one broker, RF 1
 
 With --transactional the producers write in transactions (some aborted)
-and every consumer reads read_committed. The seed is printed first; the same seed replays the same choices of
+and every consumer reads read_committed. With --compact the topic is
+compacted, with small segments and a cleaner that looks every second, and
+every send has a key (COMPACT_KEYS per producer and partition): the
+cleaner removes superseded records while the faults go on, and the checker
+allows exactly those to be missing. The seed is printed first; the same seed replays the same choices of
 fault, target and duration (the cluster's own timing still varies).
 Exit 0 when the checker passes, 1 when it does not, 2 when the run could
 not be carried out. DIR keeps the history, the verdict (verdict.json) and,
@@ -37,6 +41,12 @@ from history import History, load  # noqa: E402
 TOPIC = "fault"
 WAIT_S = 120
 TMPFS_MIB = 256  # a broker's data directory for disk-full runs
+# --compact: the topic's settings, and the broker's, that make the cleaner
+# run every few seconds on a workload of a few KiB/s per partition.
+COMPACT_CONFIGS = {"cleanup.policy": "compact", "segment.bytes": "16384",
+                   "min.cleanable.dirty.ratio": "0.01", "min.compaction.lag.ms": "0"}
+COMPACT_BROKER_ARGS = ["--set", "log.cleaner.backoff.ms=1000"]
+COMPACT_KEYS = 20
 
 
 def wait_until(what, fn, timeout=WAIT_S):
@@ -125,7 +135,7 @@ def start_servers(args, out):
         from harness import Broker
         broker = Broker(cores=1)
         broker.extra_args = ["--set", "strata.test.sync.journal=%s" % os.path.join(
-            broker.tmp, "syncs")]
+            broker.tmp, "syncs")] + (COMPACT_BROKER_ARGS if args.compact else [])
         broker.start()
         servers = nem.SingleBroker(broker)
         servers.bootstrap = broker.bootstrap
@@ -133,8 +143,11 @@ def start_servers(args, out):
         servers.logs_to = lambda d: shutil.copy(broker.log_path, d)
         return servers
     from cluster import Cluster
-    cluster = Cluster(brokers=args.brokers, env={"STRATA_ETCD_PER_BROKER": "1",
-                                                 "STRATA_SYNC_JOURNAL": "1"})
+    broker_args = "--set broker.session.timeout.ms=2000 --cores 1"
+    if args.compact:
+        broker_args += " " + " ".join(COMPACT_BROKER_ARGS)
+    cluster = Cluster(brokers=args.brokers, broker_args=broker_args,
+                      env={"STRATA_ETCD_PER_BROKER": "1", "STRATA_SYNC_JOURNAL": "1"})
     mounts = []
     if "disk-full" in args.kinds:
         # Each broker's data directory on a tmpfs of its own, small enough
@@ -199,6 +212,8 @@ def run(args):
         replicas = min(3, args.brokers)
         admin = AdminClient({"bootstrap.servers": servers.bootstrap})
         configs = {"durability": args.durability}
+        if args.compact:
+            configs.update(COMPACT_CONFIGS)
         if replicas > 1:
             configs["min.insync.replicas"] = "2"
         admin.create_topics([NewTopic(TOPIC, args.partitions, replicas, config=configs)])[
@@ -206,17 +221,20 @@ def run(args):
         wait_until("topic %s ready" % TOPIC,
                    lambda: topic_ready(servers.bootstrap, args.partitions, replicas))
 
+        keys = COMPACT_KEYS if args.compact else 0
         readers = [workload.Reader(history, "r0", servers.bootstrap, TOPIC, args.partitions,
                                    isolation)]
         members = [workload.GroupMember(history, "g%d" % i, servers.bootstrap, TOPIC,
                                         "fault-group", isolation) for i in range(2)]
         if args.transactional:
             producers = [workload.TxnProducer(history, "p%d" % i, servers.bootstrap, TOPIC,
-                                              args.partitions, args.rate) for i in range(2)]
+                                              args.partitions, args.rate, keys)
+                         for i in range(2)]
         else:
             conf = {"enable.idempotence": True} if args.idempotent else None
             producers = [workload.Producer_(history, "p%d" % i, servers.bootstrap, TOPIC,
-                                            args.partitions, args.rate, conf) for i in range(2)]
+                                            args.partitions, args.rate, conf, keys)
+                         for i in range(2)]
         clients = readers + members
         for c in clients:
             c.start()
@@ -273,7 +291,7 @@ def run(args):
             verdict = {"seed": args.seed, "seconds": args.seconds, "nemeses": kinds,
                        "faults": counts, "brokers": args.brokers,
                        "durability": args.durability, "idempotent": args.idempotent,
-                       "transactional": args.transactional,
+                       "transactional": args.transactional, "compact": args.compact,
                        "unanswered_sends": unanswered,
                        # False: the run broke off before its final read, so
                        # the checker's counts say nothing.
@@ -320,6 +338,9 @@ def main_args(argv=None):
     ap.add_argument("--transactional", action="store_true",
                     help="transactional producers and read_committed consumers; aborted "
                          "reads, torn transactions and duplicates then fail the run")
+    ap.add_argument("--compact", action="store_true",
+                    help="a compacted topic with keyed sends: the log cleaner runs under the "
+                         "faults, and only superseded records may be missing")
     ap.add_argument("--unseen-after", type=float, default=30,
                     help="seconds after healing that consumers get to see every message")
     ap.add_argument("--out", default=None, help="where to keep the history (default: a temp dir)")

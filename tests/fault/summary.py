@@ -1,13 +1,13 @@
 """The summary table of many fault runs: one row per run (seed, faults
-injected, acknowledged messages, each anomaly count, verdict), then the
-totals.
+injected, acknowledged messages, records the cleaner removed, each anomaly
+count, verdict), then the totals.
 
     python3 summary.py RUN_DIR/*/verdict.json [--markdown]
 """
 import json
 import sys
 
-ANOMALIES = ("lost", "inconsistent", "duplicates", "non_monotonic", "unseen", "group")
+from checker import ANOMALIES
 
 
 def rows(paths):
@@ -20,10 +20,10 @@ def rows(paths):
 
 
 def table(verdicts):
-    head = ["seed", "faults", "acks"] + list(ANOMALIES) + ["verdict"]
+    head = ["seed", "faults", "acks", "compacted"] + list(ANOMALIES) + ["verdict"]
     lines = [head]
     totals = {a: 0 for a in ANOMALIES}
-    faults, acks = {}, 0
+    faults, acks, compacted = {}, 0, 0
     for v in verdicts:
         anomalies = v.get("anomalies", {})
         counts = {a: anomalies.get(a, {}).get("count", 0) for a in ANOMALIES}
@@ -32,12 +32,14 @@ def table(verdicts):
         for k, n in v.get("faults", {}).items():
             faults[k] = faults.get(k, 0) + n
         acks += v.get("totals", {}).get("acks", 0)
+        compacted += v.get("totals", {}).get("compacted", 0)
         lines.append([str(v["seed"]), str(sum(v.get("faults", {}).values())),
-                      str(v.get("totals", {}).get("acks", 0))]
+                      str(v.get("totals", {}).get("acks", 0)),
+                      str(v.get("totals", {}).get("compacted", 0))]
                      + [str(counts[a]) for a in ANOMALIES]
                      + ["not carried out" if not v.get("carried_out", True)
                         else "pass" if v.get("passed") else "FAIL"])
-    lines.append(["total", str(sum(faults.values())), str(acks)]
+    lines.append(["total", str(sum(faults.values())), str(acks), str(compacted)]
                  + [str(totals[a]) for a in ANOMALIES]
                  + ["%d/%d pass" % (sum(1 for v in verdicts if v.get("passed")), len(verdicts))])
     return lines, faults

@@ -2,7 +2,9 @@
 
 - Producer: acks=all sends of unique values ("p0-17") spread round-robin
   over the topic's partitions, at a bounded rate, records send, and ack or
-  fail from the delivery report.
+  fail from the delivery report. With `keys` (a compacted topic) each send
+  has a key too, one of `keys` per producer and partition ("p0-k3"), so
+  later sends of a key supersede earlier ones for the log cleaner.
 - TxnProducer: the same sends in transactions of TXN_SIZE (a
   transactional.id per producer), each committed — or, one in ABORT_EVERY,
   aborted — and its outcome recorded: commit, abort, or unknown when the
@@ -28,9 +30,27 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer
 MESSAGE_TIMEOUT_MS = 90000
 
 
+def key_of(proc, sent, partitions, keys):
+    """The key of a producer's `sent`-th send (round-robin over the
+    partitions, so a key stays in one partition), or None without keys."""
+    if not keys:
+        return None
+    return "%s-k%d" % (proc, (sent // partitions) % keys)
+
+
+def produce(producer, history, proc, topic, partition, value, key, report, **fields):
+    """Hands one send to the client and records it (raises BufferError,
+    recording nothing, when the client's queue is full)."""
+    producer.produce(topic, value=value.encode(), key=None if key is None else key.encode(),
+                     partition=partition, on_delivery=report)
+    if key is not None:
+        fields["key"] = key
+    history.record("send", proc, partition=partition, value=value, **fields)
+
+
 class Producer_:
-    def __init__(self, history, proc, bootstrap, topic, partitions, rate, conf=None):
-        self.history, self.proc, self.topic = history, proc, topic
+    def __init__(self, history, proc, bootstrap, topic, partitions, rate, conf=None, keys=0):
+        self.history, self.proc, self.topic, self.keys = history, proc, topic, keys
         self.partitions, self.interval = partitions, 1.0 / rate
         c = {"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 2, "log_level": 0,
              "message.timeout.ms": MESSAGE_TIMEOUT_MS, "retry.backoff.ms": 100,
@@ -57,9 +77,8 @@ class Producer_:
             p = self.sent % self.partitions
             value = "%s-%d" % (self.proc, self.sent)
             try:
-                self.producer.produce(self.topic, value=value.encode(), partition=p,
-                                      on_delivery=self.report)
-                self.history.record("send", self.proc, partition=p, value=value)
+                produce(self.producer, self.history, self.proc, self.topic, p, value,
+                        key_of(self.proc, self.sent, self.partitions, self.keys), self.report)
                 self.sent += 1
             except BufferError:
                 pass
@@ -79,8 +98,8 @@ class TxnProducer:
     ABORT_EVERY = 4
     CALL_TIMEOUT_S = 60  # one init, commit or abort; a fault outlasts none of them twice
 
-    def __init__(self, history, proc, bootstrap, topic, partitions, rate):
-        self.history, self.proc, self.topic = history, proc, topic
+    def __init__(self, history, proc, bootstrap, topic, partitions, rate, keys=0):
+        self.history, self.proc, self.topic, self.keys = history, proc, topic, keys
         self.partitions, self.interval = partitions, self.TXN_SIZE / rate
         self.conf = {"bootstrap.servers": bootstrap, "transactional.id": "fault-" + proc,
                      "acks": "all", "linger.ms": 2, "log_level": 0,
@@ -150,14 +169,14 @@ class TxnProducer:
                 for _ in range(self.TXN_SIZE):
                     p = self.sent % self.partitions
                     value = "%s-%d" % (self.proc, self.sent)
+                    key = key_of(self.proc, self.sent, self.partitions, self.keys)
                     while True:
                         try:
-                            self.producer.produce(self.topic, value=value.encode(), partition=p,
-                                                  on_delivery=self.report)
+                            produce(self.producer, self.history, self.proc, self.topic, p,
+                                    value, key, self.report, txn=txn)
                             break
                         except BufferError:
                             self.producer.poll(0.1)
-                    self.history.record("send", self.proc, partition=p, value=value, txn=txn)
                     self.sent += 1
                 outcome = self.end(txn, commit)
             except KafkaException:

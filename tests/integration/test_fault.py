@@ -16,6 +16,7 @@ tests/fault/run.sh runs longer and more runs by hand.
 """
 import os
 import random
+import shutil
 import sys
 import tempfile
 import unittest
@@ -30,18 +31,22 @@ from history import load  # noqa: E402
 class FaultTest(unittest.TestCase):
 
     def run_faults(self, nemeses, seconds, brokers=3, durability="fsync", idempotent=False,
-                   transactional=False):
-        """One run; returns its history's nemesis records."""
+                   transactional=False, compact=False):
+        """One run; returns its history's nemesis records. Its directory
+        (history, verdict, broker logs) is kept only when the run failed;
+        the callers' own checks of the nemesis records name them in
+        self.why."""
         seed = int(os.environ.get("STRATA_FAULT_SEED") or random.SystemRandom().randrange(1 << 31))
         out = tempfile.mkdtemp(prefix="strata-fault-")
         argv = ["--seed", str(seed), "--seconds", str(seconds), "--nemesis", ",".join(nemeses),
                 "--brokers", str(brokers), "--durability", durability, "--out", out]
         argv += ["--idempotent"] if idempotent else []
         argv += ["--transactional"] if transactional else []
+        argv += ["--compact"] if compact else []
         report = fault_run.run(fault_run.main_args(argv))
         why = "seed %d, history and logs in %s:\n%s" % (seed, out, report.summary())
         self.assertTrue(report.passed, why)
-        names = ["lost", "inconsistent", "non_monotonic", "unseen", "group"]
+        names = ["lost", "inconsistent", "non_monotonic", "unseen", "group", "unreplaced"]
         if transactional:
             names += ["aborted_read", "torn"]
             self.assertGreater(report.transactions, 0, why)
@@ -50,15 +55,21 @@ class FaultTest(unittest.TestCase):
         self.assertGreater(report.acks, 0, why)
         for kind in nemeses:
             self.assertGreater(report.faults.get(kind, 0), 0, "%s never injected; %s" % (kind, why))
-        self.why = why
-        return [r for r in load(os.path.join(out, "history.jsonl")) if r["type"] == "nemesis"]
+        if compact:
+            # The cleaner removed superseded records while the faults went on.
+            self.assertGreater(report.compacted, 0, why)
+        records = [r for r in load(os.path.join(out, "history.jsonl")) if r["type"] == "nemesis"]
+        self.why = "seed %d; its faults: %s" % (seed, records)
+        shutil.rmtree(out, ignore_errors=True)
+        return records
 
     def test_kills_and_power_cuts_of_brokers(self):
         # Idempotent producers: a send retried to a new leader after its
         # first copy reached the old one is stored once (the followers knew
         # the producer from the batches they copied).
+        # A compacted topic: the log cleaner runs under the faults.
         self.run_faults(["kill-leader", "kill-follower", "kill-controller", "power-cut"], 12,
-                        idempotent=True)
+                        idempotent=True, compact=True)
 
     def test_power_cuts_of_one_broker_at_a_time_on_replicated_topics(self):
         # durability=replicated: acknowledged once every in-sync replica
@@ -83,8 +94,13 @@ class FaultTest(unittest.TestCase):
         # Transactional producers (one transaction in four aborted) and
         # read_committed consumers: no aborted read, no torn transaction,
         # nothing committed lost, nothing stored twice.
-        self.run_faults(["pause", "partition", "partition-etcd", "one-way", "kill-etcd"], 15,
-                        transactional=True)
+        faults = self.run_faults(["pause", "partition", "partition-etcd", "one-way", "kill-etcd"],
+                                 15, transactional=True)
+        # Each paused leader was replaced while it slept (the checker's
+        # "unreplaced" counts the others).
+        ends = [f for f in faults if f["action"] == "pause-end"]
+        self.assertTrue(ends, self.why)
+        self.assertTrue(all(f["replaced"] for f in ends), self.why)
 
     def test_one_broker_killed_and_power_cut(self):
         self.run_faults(["kill-random", "power-cut"], 8, brokers=1)
