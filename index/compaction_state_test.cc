@@ -1,5 +1,6 @@
 #include "index/compaction_state.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "base/bytes.h"
@@ -145,6 +146,34 @@ TEST_F(KeyMapStoreTest, InstallingACleaningReplacesItsRangeOfTheIndex) {
   // The tombstone's entry went; the other key's entry names a later record.
   EXPECT_FALSE(store_->key_entry(uid_, 1).value().has_value());
   EXPECT_TRUE(store_->key_entry(uid_, 2).value().has_value());
+}
+
+TEST_F(KeyMapStoreTest, ABatchedLookupAnswersEachHashInItsPlace) {
+  // More hashes than one MultiGet slice takes, out of key order, some
+  // asked twice and some not in the map; after a flush too, so the lookups
+  // also go to the files.
+  IndexStore::Update u(uid_);
+  for (uint64_t h = 0; h < 3000; h += 2)
+    u.put_key(h * 0x9E3779B97F4A7C15ull,
+              entry_at(static_cast<int64_t>(h), 0, fmt::format("k{}", h)));
+  ASSERT_TRUE(store_->write(u).ok());
+  std::vector<uint64_t> hashes;
+  for (uint64_t i = 0; i < 2500; ++i)
+    hashes.push_back((i * 7919 % 3000) * 0x9E3779B97F4A7C15ull);
+  hashes.push_back(hashes[10]);
+  hashes.push_back(hashes[11]);
+  for (int round = 0; round < 2; ++round) {
+    auto got = store_->key_entries(uid_, hashes).value();
+    ASSERT_EQ(got.size(), hashes.size());
+    for (size_t i = 0; i < hashes.size(); ++i)
+      EXPECT_EQ(got[i], store_->key_entry(uid_, hashes[i]).value()) << i;
+    // The map holds the even ones: 0, 1919 (absent), 838 (7919 * 2 % 3000).
+    EXPECT_EQ(got[0].value().key, "k0");
+    EXPECT_FALSE(got[1].has_value());
+    EXPECT_EQ(got[2].value().key, "k838");
+    EXPECT_EQ(got[2500].value().key, got[10].value().key);
+    ASSERT_TRUE(store_->flush().ok());
+  }
 }
 
 }  // namespace
