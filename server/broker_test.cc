@@ -357,6 +357,8 @@ TEST_F(BrokerTest, DynamicBrokerConfigsApplyAtOnceInOrderAndSurviveARestart) {
                                                              kafka::kSourceDefaultConfig}));
 
   auto broker = describe(kafka::kResourceBroker, "1");
+  EXPECT_EQ(broker.error_message, "");  // Kafka's success: empty, not null
+  EXPECT_EQ(follows.error_message, "");
   EXPECT_EQ(entry(broker, "log.retention.ms").value, "3600000");
   EXPECT_EQ(entry(broker, "log.retention.ms").config_source, kafka::kSourceDynamicBrokerConfig);
   EXPECT_FALSE(entry(broker, "log.retention.ms").read_only);
@@ -498,6 +500,21 @@ TEST_F(BrokerTest, KafkaBrokerConfigsStrataDoesNotUseAreKeptWhereKafkaAllowsThem
   EXPECT_GE(mine.size(), kafka_broker_configs().size());
   auto again = describe(kafka::kResourceBroker, "1").configs;
   EXPECT_EQ(again.size(), mine.size());
+  // The list keeps its order, as at Kafka: APPEND adds what is not there
+  // at the end, SUBTRACT takes out what is named.
+  ASSERT_EQ(alter(kafka::kResourceBroker, "1",
+                  {{"sasl.enabled.mechanisms", Inc::kAppend, "OAUTHBEARER,PLAIN"}})
+                .error_code,
+            0);
+  ASSERT_EQ(
+      alter(kafka::kResourceBroker, "1", {{"sasl.enabled.mechanisms", Inc::kSubtract, "PLAIN"}})
+          .error_code,
+      0);
+  for (auto& c : describe(kafka::kResourceBroker, "1").configs) {
+    if (c.name == "sasl.enabled.mechanisms") {
+      EXPECT_EQ(c.value, "SCRAM-SHA-256,OAUTHBEARER");
+    }
+  }
 }
 
 TEST_F(BrokerTest, CompressionTypeRecompressesWhatTheProducerSent) {

@@ -161,35 +161,65 @@ void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
                    Responder<kafka::ElectLeadersResponse> out) {
   using kafka::ErrorCode;
   std::vector<coordinator::PartitionRef> wanted;
+  // Each topic entry of the request is answered by an entry of its own,
+  // however often a name repeats (as Kafka answers): its name and size.
+  std::vector<std::pair<std::string, size_t>> entries;
   if (req.topic_partitions) {
-    for (const auto& t : *req.topic_partitions)
+    for (const auto& t : *req.topic_partitions) {
       for (int32_t p : t.partitions)
         wanted.push_back({t.topic, p});
+      entries.emplace_back(t.topic, t.partitions.size());
+    }
   }
   // An empty list names no partition, as at Kafka (null names them all).
-  if (req.topic_partitions && wanted.empty()) return out.send(kafka::ElectLeadersResponse{});
+  if (req.topic_partitions && wanted.empty()) {
+    kafka::ElectLeadersResponse resp;
+    for (const auto& [name, n] : entries)
+      resp.results.push_back({name, {}});
+    return out.send(resp);
+  }
   bool preferred = req.election_type == kafka::ElectLeadersRequest::kPreferred;
   if (!preferred && req.election_type != kafka::ElectLeadersRequest::kUnclean) {
     kafka::ElectLeadersResponse resp;
     resp.error_code = kafka::code(ErrorCode::kInvalidRequest);
-    for (const auto& ref : wanted)
-      resp.results.push_back({ref.topic,
-                              {{ref.partition, kafka::code(ErrorCode::kInvalidRequest),
-                                fmt::format("unknown election type {} (0: preferred, 1: unclean)",
-                                            static_cast<int>(req.election_type))}}});
+    auto message = fmt::format("unknown election type {} (0: preferred, 1: unclean)",
+                               static_cast<int>(req.election_type));
+    if (req.topic_partitions) {
+      for (const auto& t : *req.topic_partitions) {
+        auto& rt = resp.results.emplace_back();
+        rt.topic = t.topic;
+        for (int32_t p : t.partitions)
+          rt.partitions.push_back({p, kafka::code(ErrorCode::kInvalidRequest), message});
+      }
+    }
     return out.send(resp);
   }
   ctx.broker.elect(ctx.shard.id(), wanted,
                    preferred ? coordinator::Election::kPreferred : coordinator::Election::kUnclean,
-                   [out, preferred](Result<std::vector<coordinator::ElectionOutcome>> r) {
+                   [out, preferred, entries](Result<std::vector<coordinator::ElectionOutcome>> r) {
                      kafka::ElectLeadersResponse resp;
                      if (!r) {
                        resp.error_code = kafka::code(kafka::to_error_code(r.error().code()));
                        return out.send(resp);
                      }
+                     // Named partitions: an outcome each, in the request's
+                     // order, answered by its entry; all: grouped by topic.
                      std::map<std::string, kafka::ElectLeadersResponse::Topic> by_topic;
+                     std::vector<kafka::ElectLeadersResponse::Topic> by_entry;
+                     size_t next_entry = 0, left = 0;
                      for (const auto& o : *r) {
-                       auto& t = by_topic[o.partition.topic];
+                       kafka::ElectLeadersResponse::Topic* tp = nullptr;
+                       if (entries.empty()) {
+                         tp = &by_topic[o.partition.topic];
+                       } else {
+                         while (left == 0 && next_entry < entries.size()) {
+                           by_entry.emplace_back().topic = entries[next_entry].first;
+                           left = entries[next_entry++].second;
+                         }
+                         --left;
+                         tp = &by_entry.back();
+                       }
+                       auto& t = *tp;
                        t.topic = o.partition.topic;
                        kafka::ElectLeadersResponse::Partition p;
                        p.partition_id = o.partition.partition;
@@ -205,7 +235,11 @@ void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
                        }
                        t.partitions.push_back(std::move(p));
                      }
+                     while (next_entry < entries.size())
+                       by_entry.emplace_back().topic = entries[next_entry++].first;
                      for (auto& [name, t] : by_topic)
+                       resp.results.push_back(std::move(t));
+                     for (auto& t : by_entry)
                        resp.results.push_back(std::move(t));
                      out.send(resp);
                    });

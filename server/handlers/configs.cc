@@ -7,6 +7,7 @@
 // statically (STATIC_BROKER_CONFIG), or Kafka's default (DEFAULT_CONFIG).
 // Altering a broker resource changes its dynamic configs, kept in the
 // metadata store and applied to every topic that does not override them.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -57,6 +58,7 @@ Described::Result describe_topic(Broker& broker, const kafka::DescribeConfigsReq
   Described::Result out;
   out.resource_type = r.resource_type;
   out.resource_name = r.resource_name;
+  out.error_message = "";  // Kafka's answer on success, not null
   auto snap = broker.snapshot();
   const auto* topic = snap->find(r.resource_name);
   if (topic == nullptr) {
@@ -126,6 +128,7 @@ Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRe
   Described::Result out;
   out.resource_type = r.resource_type;
   out.resource_name = r.resource_name;
+  out.error_message = "";  // Kafka's answer on success, not null
   const auto& cfg = broker.config();
   auto wanted = wanted_keys(r);
   if (r.resource_name.empty()) {
@@ -374,13 +377,14 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
       });
 }
 
-std::set<std::string> list_items(const std::string& value) {
-  std::set<std::string> items;
+// A list config's items in their order, blanks dropped.
+std::vector<std::string> list_items(const std::string& value) {
+  std::vector<std::string> items;
   std::stringstream in(value);
   for (std::string item; std::getline(in, item, ',');) {
     auto b = item.find_first_not_of(' ');
     auto e = item.find_last_not_of(' ');
-    if (b != std::string::npos) items.insert(item.substr(b, e - b + 1));
+    if (b != std::string::npos) items.push_back(item.substr(b, e - b + 1));
   }
   return items;
 }
@@ -446,11 +450,14 @@ void incremental_alter_configs(const RequestContext& ctx, kafka::IncrementalAlte
                 }
                 auto it = next.find(c.name);
                 auto items = list_items(it != next.end() ? it->second : target.effective(c.name));
+                // As Kafka: APPEND adds the items not there yet at the end,
+                // SUBTRACT removes every occurrence; the order stays.
                 for (const auto& item : list_items(c.value.value_or(""))) {
+                  auto at = std::find(items.begin(), items.end(), item);
                   if (c.config_operation == Req::kAppend) {
-                    items.insert(item);
+                    if (at == items.end()) items.push_back(item);
                   } else {
-                    items.erase(item);
+                    items.erase(std::remove(items.begin(), items.end(), item), items.end());
                   }
                 }
                 std::string joined;

@@ -313,11 +313,15 @@ void txn_offset_commit(const RequestContext& ctx, kafka::TxnOffsetCommitRequest 
 void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
                   Responder<kafka::OffsetFetchResponse> out) {
   std::optional<std::vector<coordinator::TopicPartitionRef>> wanted;
+  // Each topic entry of the request is answered by an entry of its own,
+  // however often a name repeats (as Kafka answers): its name and size.
+  std::vector<std::pair<std::string, size_t>> entries;
   if (req.topics) {
     wanted.emplace();
     for (const auto& t : *req.topics) {
       for (int32_t p : t.partition_indexes)
         wanted->push_back({t.name, p});
+      entries.emplace_back(t.name, t.partition_indexes.size());
     }
   }
   struct R {
@@ -337,7 +341,7 @@ void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
         }
         done(R{GroupError::kNone, std::move(*r)});
       },
-      [out, wanted](R r) {
+      [out, wanted, entries](R r) {
         kafka::OffsetFetchResponse resp;
         resp.error_code = code(r.error);
         // Group-level errors: v0-1 carry them in every partition.
@@ -346,18 +350,31 @@ void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
             r.offsets.push_back({tp.topic, tp.partition, r.error, {}});
           }
         }
-        std::map<std::string, size_t> index;
-        for (const auto& f : r.offsets) {
-          auto [it, added] = index.emplace(f.topic, resp.topics.size());
-          if (added) resp.topics.push_back({f.topic, {}});
-          auto& rt = resp.topics[it->second];
+        auto partition = [](const coordinator::FetchedOffset& f) {
           kafka::OffsetFetchResponse::Partition p;
           p.partition_index = f.partition;
           p.committed_offset = f.offset.offset;
           p.committed_leader_epoch = f.offset.leader_epoch;
           p.metadata = f.offset.offset >= 0 ? std::optional(f.offset.metadata) : std::string();
           p.error_code = code(f.error);
-          rt.partitions.push_back(std::move(p));
+          return p;
+        };
+        if (wanted) {
+          // One answer per wanted partition, in the request's order.
+          size_t next = 0;
+          for (const auto& [name, n] : entries) {
+            auto& rt = resp.topics.emplace_back();
+            rt.name = name;
+            for (size_t i = 0; i < n && next < r.offsets.size(); ++i)
+              rt.partitions.push_back(partition(r.offsets[next++]));
+          }
+        } else {
+          std::map<std::string, size_t> index;
+          for (const auto& f : r.offsets) {
+            auto [it, added] = index.emplace(f.topic, resp.topics.size());
+            if (added) resp.topics.push_back({f.topic, {}});
+            resp.topics[it->second].partitions.push_back(partition(f));
+          }
         }
         out.send(resp);
       },

@@ -197,8 +197,8 @@ class AdminListsTest(unittest.TestCase):
                 {"ResourceType": 2, "ResourceName": name, "ConfigurationKeys": keys} for name, keys in resources]})
 
         twice = describe([(t, ["retention.ms"]), (t, ["retention.ms", "retention.ms", "no.such.config"])])
-        self.assertEqual([(r["ResourceName"], r["ErrorCode"], [c["Name"] for c in r["Configs"]])
-                          for r in twice["Results"]], [(t, 0, ["retention.ms"])] * 2)
+        self.assertEqual([(r["ResourceName"], r["ErrorCode"], r["ErrorMessage"], [c["Name"] for c in r["Configs"]])
+                          for r in twice["Results"]], [(t, 0, "", ["retention.ms"])] * 2)
         # An empty key list asks for every config, as no list does.
         every = {c["Name"] for c in describe([(t, None)])["Results"][0]["Configs"]}
         self.assertIn("cleanup.policy", every)
@@ -243,6 +243,10 @@ class AdminListsTest(unittest.TestCase):
         self.assertEqual(
             flat(fetched["Topics"], "Name", "Partitions", "PartitionIndex", "CommittedOffset", "ErrorCode"),
             sorted([(t, 0, 3, 0), (t, 0, 3, 0), (t, 1, 2, 0), ("no-such-topic", 0, -1, 0), (t, 9, -1, 0)]))
+        # Each topic entry is answered by an entry of its own, a repeated name too.
+        self.assertEqual(sorted((x["Name"], sorted(p["PartitionIndex"] for p in x["Partitions"]))
+                                for x in fetched["Topics"]),
+                         sorted([(t, [0, 0, 1]), ("no-such-topic", [0]), (t, [9])]))
         self.assertEqual(self.call("OffsetFetch", {"GroupId": self.group, "Topics": []})["Topics"], [])
 
     def test_offset_delete_answers_every_entry_and_unknown_partitions_with_unknown_topic(self):
@@ -322,6 +326,10 @@ class AdminListsTest(unittest.TestCase):
             flat(got["ReplicaElectionResults"], "Topic", "PartitionResult", "PartitionId", "ErrorCode"),
             sorted([(t, 0, ELECTION_NOT_NEEDED), (t, 0, ELECTION_NOT_NEEDED), (t, 1, ELECTION_NOT_NEEDED),
                     ("no-such-topic", 0, UNKNOWN_TOPIC_OR_PARTITION), (t, 9, UNKNOWN_TOPIC_OR_PARTITION)]))
+        # Each topic entry is answered by an entry of its own, a repeated name too.
+        self.assertEqual(sorted((x["Topic"], sorted(p["PartitionId"] for p in x["PartitionResult"]))
+                                for x in got["ReplicaElectionResults"]),
+                         sorted([(t, [0, 0]), (t, [1]), ("no-such-topic", [0]), (t, [9])]))
 
 
 if __name__ == "__main__":
