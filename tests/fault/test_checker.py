@@ -252,6 +252,25 @@ class CheckTest(unittest.TestCase):
         self.assertEqual(report.torn.examples[0]["missing"], ["e"])
         self.assertEqual(report.lost.count, 1)
 
+    def test_a_poll_may_skip_superseded_records_another_replica_still_holds(self):
+        # The leader g0 read from had cleaned b away (c supersedes it); the
+        # final read came from a replica not cleaned yet. d was not
+        # superseded: skipping it is still an anomaly.
+        records = [ksend("p0", 0, "a", "k1"), ack("p0", 0, 0, "a"),
+                   ksend("p0", 0, "b", "k2"), ack("p0", 0, 1, "b"),
+                   ksend("p0", 0, "c", "k2"), ack("p0", 0, 2, "c"),
+                   ksend("p0", 0, "d", "k3"), ack("p0", 0, 3, "d"),
+                   ksend("p0", 0, "e", "k4"), ack("p0", 0, 4, "e"),
+                   assign("g0", 0), poll("g0", 0, 0, "a"), poll("g0", 0, 2, "c"),
+                   poll("g0", 0, 4, "e"),
+                   assign("r0", 0), poll("r0", 0, 0, "a"), poll("r0", 0, 1, "b"),
+                   poll("r0", 0, 2, "c"), poll("r0", 0, 3, "d"), poll("r0", 0, 4, "e"),
+                   healed(), final(0, 0, "a"), final(0, 1, "b"), final(0, 2, "c"),
+                   final(0, 3, "d"), final(0, 4, "e"), end(0, 5)]
+        report = checker.check(records)
+        self.assertEqual(counts(report), only("non_monotonic", 1))
+        self.assertEqual(report.non_monotonic.examples[0]["missed"], 3)
+
     def test_unreplaced(self):
         report = checker.check(clean_history() + [
             pause_end(2, True, []), pause_end(3, False, [0, 2])])
