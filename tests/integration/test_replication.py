@@ -58,6 +58,22 @@ def partitions(bootstrap, topic):
     return md.topics[topic].partitions
 
 
+def wait_served(bootstrap, topic, n_partitions):
+    """Until every partition's leader answers for it (ListOffsets to the
+    leader): a topic just created is known to the controller first, and a
+    leader that has not opened its partition yet answers
+    UNKNOWN_TOPIC_OR_PARTITION."""
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "wait-served", "log_level": 0})
+    try:
+        def served():
+            for p in range(n_partitions):
+                c.get_watermark_offsets(TopicPartition(topic, p), timeout=5)
+            return True
+        wait_until("every partition of %s served by its leader" % topic, served, timeout=TIMEOUT_S)
+    finally:
+        c.close()
+
+
 def create(bootstrap, name, partitions=1, assignment=None, configs=None):
     configs = dict({"min.insync.replicas": "2"}, **(configs or {}))
     t = (NewTopic(name, len(assignment), -1, replica_assignment=assignment, config=configs)
@@ -309,6 +325,9 @@ class ReplicationTest(ReplicatedCluster):
     def test_sigterm_of_a_leader_hands_its_leaderships_over_first(self):
         c = self.cluster
         create(c.bootstrap, "handover", partitions=3)
+        # Its first sends must not meet a leader still opening its partition:
+        # the only retries this test allows are the handover's.
+        wait_served(c.bootstrap, "handover", 3)
         victim = self.leader("handover", 0)
         producer = ContinuousProducer(c.bootstrap, "handover", client_log=True)
         producer.wait_for_more(300, "before the SIGTERM")
