@@ -160,67 +160,60 @@ void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest r
 void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
                    Responder<kafka::ElectLeadersResponse> out) {
   using kafka::ErrorCode;
-  std::vector<coordinator::PartitionRef> wanted;
-  // Each topic entry of the request is answered by an entry of its own,
-  // however often a name repeats (as Kafka answers): its name and size.
-  std::vector<std::pair<std::string, size_t>> entries;
-  if (req.topic_partitions) {
-    for (const auto& t : *req.topic_partitions) {
-      for (int32_t p : t.partitions)
-        wanted.push_back({t.topic, p});
-      entries.emplace_back(t.topic, t.partitions.size());
-    }
-  }
-  // An empty list names no partition, as at Kafka (null names them all).
-  if (req.topic_partitions && wanted.empty()) {
+  using Answer = std::pair<std::string, kafka::ElectLeadersResponse::Partition>;
+  // Named partitions are answered in the request's order, each topic entry
+  // by an entry of its own (a repeated name too, as Kafka answers); all of
+  // them (a null list), by topic.
+  auto respond = [out, asked = req.topic_partitions](int16_t error, std::vector<Answer> answers) {
     kafka::ElectLeadersResponse resp;
-    for (const auto& [name, n] : entries)
-      resp.results.push_back({name, {}});
-    return out.send(resp);
-  }
-  bool preferred = req.election_type == kafka::ElectLeadersRequest::kPreferred;
-  if (!preferred && req.election_type != kafka::ElectLeadersRequest::kUnclean) {
-    kafka::ElectLeadersResponse resp;
-    resp.error_code = kafka::code(ErrorCode::kInvalidRequest);
-    auto message = fmt::format("unknown election type {} (0: preferred, 1: unclean)",
-                               static_cast<int>(req.election_type));
-    if (req.topic_partitions) {
-      for (const auto& t : *req.topic_partitions) {
+    resp.error_code = error;
+    if (asked) {
+      size_t next = 0;
+      for (const auto& t : *asked) {
         auto& rt = resp.results.emplace_back();
         rt.topic = t.topic;
-        for (int32_t p : t.partitions)
-          rt.partitions.push_back({p, kafka::code(ErrorCode::kInvalidRequest), message});
+        for (size_t i = 0; i < t.partitions.size() && next < answers.size(); ++i)
+          rt.partitions.push_back(std::move(answers[next++].second));
       }
+    } else {
+      std::map<std::string, kafka::ElectLeadersResponse::Topic> by_topic;
+      for (auto& [topic, p] : answers) {
+        by_topic[topic].topic = topic;
+        by_topic[topic].partitions.push_back(std::move(p));
+      }
+      for (auto& [name, t] : by_topic)
+        resp.results.push_back(std::move(t));
     }
-    return out.send(resp);
+    out.send(resp);
+  };
+  std::vector<coordinator::PartitionRef> wanted;
+  if (req.topic_partitions) {
+    for (const auto& t : *req.topic_partitions)
+      for (int32_t p : t.partitions)
+        wanted.push_back({t.topic, p});
+  }
+  // An empty list names no partition, as at Kafka (null names them all).
+  if (req.topic_partitions && wanted.empty()) return respond(0, {});
+  bool preferred = req.election_type == kafka::ElectLeadersRequest::kPreferred;
+  if (!preferred && req.election_type != kafka::ElectLeadersRequest::kUnclean) {
+    auto message = fmt::format("unknown election type {} (0: preferred, 1: unclean)",
+                               static_cast<int>(req.election_type));
+    std::vector<Answer> answers;
+    for (const auto& ref : wanted)
+      answers.push_back(
+          {ref.topic, {ref.partition, kafka::code(ErrorCode::kInvalidRequest), message}});
+    return respond(kafka::code(ErrorCode::kInvalidRequest), std::move(answers));
   }
   ctx.broker.elect(ctx.shard.id(), wanted,
                    preferred ? coordinator::Election::kPreferred : coordinator::Election::kUnclean,
-                   [out, preferred, entries](Result<std::vector<coordinator::ElectionOutcome>> r) {
-                     kafka::ElectLeadersResponse resp;
+                   [out, respond, preferred](Result<std::vector<coordinator::ElectionOutcome>> r) {
                      if (!r) {
+                       kafka::ElectLeadersResponse resp;  // no partition was looked at
                        resp.error_code = kafka::code(kafka::to_error_code(r.error().code()));
                        return out.send(resp);
                      }
-                     // Named partitions: an outcome each, in the request's
-                     // order, answered by its entry; all: grouped by topic.
-                     std::map<std::string, kafka::ElectLeadersResponse::Topic> by_topic;
-                     std::vector<kafka::ElectLeadersResponse::Topic> by_entry;
-                     size_t next_entry = 0, left = 0;
+                     std::vector<Answer> answers;
                      for (const auto& o : *r) {
-                       kafka::ElectLeadersResponse::Topic* tp = nullptr;
-                       if (entries.empty()) {
-                         tp = &by_topic[o.partition.topic];
-                       } else {
-                         while (left == 0 && next_entry < entries.size()) {
-                           by_entry.emplace_back().topic = entries[next_entry].first;
-                           left = entries[next_entry++].second;
-                         }
-                         --left;
-                         tp = &by_entry.back();
-                       }
-                       auto& t = *tp;
-                       t.topic = o.partition.topic;
                        kafka::ElectLeadersResponse::Partition p;
                        p.partition_id = o.partition.partition;
                        if (!o.result) {
@@ -233,15 +226,9 @@ void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
                                                             : kafka::to_error_code(code));
                          p.error_message = o.result.error().message();
                        }
-                       t.partitions.push_back(std::move(p));
+                       answers.emplace_back(o.partition.topic, std::move(p));
                      }
-                     while (next_entry < entries.size())
-                       by_entry.emplace_back().topic = entries[next_entry++].first;
-                     for (auto& [name, t] : by_topic)
-                       resp.results.push_back(std::move(t));
-                     for (auto& t : by_entry)
-                       resp.results.push_back(std::move(t));
-                     out.send(resp);
+                     respond(0, std::move(answers));
                    });
 }
 

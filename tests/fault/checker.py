@@ -335,9 +335,11 @@ def check_lost(records, report, txns, compaction):
 def check_inconsistent(records, report, txns, compaction):
     read = read_values(records)
     finals = final_reads(records)
-    reads_at, acks_at, why = {}, {}, {}  # position -> values, values, reasons
+    reads_at, polled_at, acks_at, why = {}, {}, {}, {}  # position -> values ..., reasons
     for r in of_type(records, "poll", "final"):
         reads_at.setdefault((r["partition"], r["offset"]), set()).add(r["value"])
+        if r["type"] == "poll":
+            polled_at.setdefault((r["partition"], r["offset"]), set()).add(r["value"])
     for r in of_type(records, "ack"):
         acks_at.setdefault((r["partition"], r["offset"]), set()).add(r["value"])
 
@@ -361,9 +363,6 @@ def check_inconsistent(records, report, txns, compaction):
                 bad((partition, offset), "ack missing from final read")
         elif finals[partition][offset] != value:
             bad((partition, offset), "ack differs from final read")
-    polled_at = {}
-    for r in of_type(records, "poll"):
-        polled_at.setdefault((r["partition"], r["offset"]), set()).add(r["value"])
     for r in of_type(records, "ack"):
         pos = (r["partition"], r["offset"])
         if txns.committed(r["value"]) and polled_at.get(pos, {r["value"]}) - {r["value"]}:

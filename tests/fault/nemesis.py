@@ -199,21 +199,30 @@ class Nemesis:
         self.paused.discard(n)
         self.note("resume", broker=n)
 
+    def seen_by_others(self, n):
+        """The topic's partitions as a live broker other than n sees them,
+        or None when none answered."""
+        for m in self.live():
+            if m == n:
+                continue
+            try:
+                md = AdminClient({"bootstrap.servers": self.servers.address(m)}).list_topics(
+                    self.topic, timeout=5)
+                return list(md.topics[self.topic].partitions.values())
+            except Exception:  # noqa: BLE001 - ask another
+                continue
+        return None
+
     def still_led(self, n):
         """The partitions the paused broker n still leads, as another live
         broker sees them, leaving out those no live in-sync replica could
         take over (offline ones among them); None when no broker answered."""
-        for m in self.live():
-            try:
-                md = AdminClient({"bootstrap.servers": self.servers.address(m)}).list_topics(
-                    self.topic, timeout=5)
-                return sorted(
-                    p.id for p in md.topics[self.topic].partitions.values()
-                    if any(i != n and i in self.live() for i in p.isrs)
-                    and (p.leader == n or p.leader < 0))
-            except Exception:  # noqa: BLE001 - ask another
-                continue
-        return None
+        seen = self.seen_by_others(n)
+        if seen is None:
+            return None
+        live = self.live()
+        return sorted(p.id for p in seen if any(i != n and i in live for i in p.isrs)
+                      and (p.leader == n or p.leader < 0))
 
     def end_pause(self, n):
         deadline = time.monotonic() + REPLACE_WAIT_S
@@ -227,16 +236,8 @@ class Nemesis:
     def led_by(self, n):
         """How many of the topic's partitions broker n leads, as another live
         broker sees it."""
-        for m in self.live():
-            if m == n:
-                continue
-            try:
-                md = AdminClient({"bootstrap.servers": self.servers.address(m)}).list_topics(
-                    self.topic, timeout=5)
-                return sum(1 for p in md.topics[self.topic].partitions.values() if p.leader == n)
-            except Exception:  # noqa: BLE001 - ask another
-                continue
-        return None
+        seen = self.seen_by_others(n)
+        return None if seen is None else sum(1 for p in seen if p.leader == n)
 
     def end_disk_full(self, n, filler):
         alive = self.servers.running(n)
