@@ -39,74 +39,58 @@ Result<bool> parse_bool(const std::string& key, const std::string& value) {
   return bad_value(key, value, "must be true or false");
 }
 
-// The properties set() takes that are not topic defaults; none of them can
-// change at runtime.
-const std::vector<std::string_view>& static_keys() {
-  static const std::vector<std::string_view> keys = {
-      "node.id",
-      "broker.id",
-      "log.dirs",
-      "log.dir",
-      "data.dir",
-      "listeners",
-      "advertised.listeners",
-      "num.cores",
-      "cores",
-      "log.level",
-      "auto.create.topics.enable",
-      "num.partitions",
-      "default.replication.factor",
-      "socket.request.max.bytes",
-      "max.inflight.requests.per.connection",
-      "fetch.max.bytes",
-      "log.retention.check.interval.ms",
-      "log.cleaner.enable",
-      "log.cleaner.threads",
-      "log.cleaner.backoff.ms",
-      "log.cleaner.io.max.bytes.per.second",
-      "group.initial.rebalance.delay.ms",
-      "group.min.session.timeout.ms",
-      "group.max.session.timeout.ms",
-      "offsets.retention.minutes",
-      "offsets.retention.check.interval.ms",
-      "shutdown.timeout.ms",
-      "strata.stats.interval.ms",
-      "strata.log.cache.window.bytes",
-      "producer.id.expiration.ms",
-      "strata.test.sync.journal",
-      "metadata.store",
-      "etcd.endpoints",
-      "metadata.startup.timeout.ms",
-      "rpc.port",
-      "schema.registry.enable",
-      "schema.registry.listeners",
-      "schema.registry.max.request.bytes",
-      "broker.session.timeout.ms",
-      "broker.rack",
-      "auto.leader.rebalance.enable",
-      "leader.imbalance.check.interval.seconds",
-      "offsets.topic.replication.factor",
-      "offsets.topic.segment.bytes",
-      "transaction.state.log.segment.bytes",
-      "replica.lag.time.max.ms",
-      "replica.fetch.max.bytes",
-      "replica.fetch.response.max.bytes",
-      "replica.fetch.wait.max.ms",
-      "controlled.shutdown.enable",
-  };
-  return keys;
+// One of Strata's own broker properties (the topic defaults and Kafka's
+// other broker configs are tables of their own): its names (the first is the
+// one DescribeConfigs shows), what --help says of it, how a value is applied,
+// and how the current one is shown (none: DescribeConfigs leaves it out).
+// None of them can change at runtime.
+struct Property {
+  std::vector<std::string_view> names;
+  std::string_view help;
+  std::function<Status(BrokerConfig&, const std::string& key, const std::string& value)> set;
+  std::function<std::string(const BrokerConfig&)> show;
+};
+
+using Shown = bool;
+
+// An integer field in [min, max]; `scale` converts the property's unit to the
+// field's (minutes to ms).
+template <typename T>
+Property integer(std::vector<std::string_view> names, std::string_view help, T BrokerConfig::*field,
+                 int64_t min, int64_t max, Shown shown = true, int64_t scale = 1) {
+  Property p{std::move(names), help,
+             [=](BrokerConfig& c, const std::string& k, const std::string& v) -> Status {
+               STRATA_ASSIGN_OR_RETURN(int64_t n, parse_int<int64_t>(k, v, min, max));
+               c.*field = static_cast<T>(n * scale);
+               return ok_status();
+             },
+             nullptr};
+  if (shown) p.show = [=](const BrokerConfig& c) { return std::to_string(c.*field / scale); };
+  return p;
 }
 
-}  // namespace
-
-bool BrokerConfig::is_static_key(std::string_view key) {
-  const auto& keys = static_keys();
-  if (std::find(keys.begin(), keys.end(), key) != keys.end()) return true;
-  const auto* s = find_synonym(key);
-  return s != nullptr && !s->dynamic;
+Property boolean(std::string_view name, std::string_view help, bool BrokerConfig::*field) {
+  return {{name},
+          help,
+          [=](BrokerConfig& c, const std::string& k, const std::string& v) -> Status {
+            STRATA_ASSIGN_OR_RETURN(c.*field, parse_bool(k, v));
+            return ok_status();
+          },
+          [=](const BrokerConfig& c) { return std::string(c.*field ? "true" : "false"); }};
 }
 
-namespace {
+Property text(std::string_view name, std::string_view help, std::string BrokerConfig::*field,
+              Shown shown = true) {
+  Property p{{name},
+             help,
+             [=](BrokerConfig& c, const std::string&, const std::string& v) -> Status {
+               c.*field = v;
+               return ok_status();
+             },
+             nullptr};
+  if (shown) p.show = [=](const BrokerConfig& c) { return c.*field; };
+  return p;
+}
 
 // One listener, `scheme://host:port` or `host:port` (a list is refused:
 // each listener config here takes one).
@@ -128,7 +112,218 @@ Result<std::pair<std::string, uint16_t>> parse_listener(const std::string& key,
   return std::make_pair(v.substr(0, colon), port);
 }
 
+const std::vector<Property>& properties() {
+  using C = BrokerConfig;
+  constexpr int64_t kMaxI32 = INT32_MAX;
+  constexpr int64_t kMaxI64 = INT64_MAX;
+  static const std::vector<Property> table = {
+      integer({"node.id", "broker.id"}, "this broker's id (default 1)", &C::node_id, 0, kMaxI32),
+      {{"log.dirs", "log.dir", "data.dir"},
+       "the data directory, exactly one (default ./data)",
+       [](C& c, const std::string& k, const std::string& v) -> Status {
+         if (v.empty() || v.find(',') != std::string::npos) {
+           return bad_value(k, v, "must be exactly one directory");
+         }
+         c.data_dir = v;
+         return ok_status();
+       },
+       [](const C& c) { return c.data_dir.string(); }},
+      {{"listeners"},
+       "[PLAINTEXT://]host:port to listen on (default 127.0.0.1:9092)",
+       [](C& c, const std::string& k, const std::string& v) -> Status {
+         STRATA_ASSIGN_OR_RETURN(auto listener, parse_listener(k, v, "PLAINTEXT"));
+         c.listen_host = listener.first.empty() ? "0.0.0.0" : listener.first;
+         c.listen_port = listener.second;
+         return ok_status();
+       },
+       [](const C& c) { return fmt::format("PLAINTEXT://{}:{}", c.listen_host, c.listen_port); }},
+      {{"advertised.listeners"},
+       "[PLAINTEXT://]host:port clients are told to connect to (default: the listener)",
+       [](C& c, const std::string& k, const std::string& v) -> Status {
+         STRATA_ASSIGN_OR_RETURN(auto listener, parse_listener(k, v, "PLAINTEXT"));
+         if (listener.first.empty() || listener.second == 0) {
+           return bad_value(k, v, "needs a host and a port");
+         }
+         std::tie(c.advertised_host, c.advertised_port) = listener;
+         return ok_status();
+       },
+       [](const C& c) {
+         return fmt::format("PLAINTEXT://{}:{}", c.advertised_host_or_listen(),
+                            c.advertised_port_or_listen());
+       }},
+      integer({"num.cores", "cores"}, "shards, one thread each (default: one per CPU)", &C::cores,
+              0, 1024, Shown(false)),
+      text("log.level", "trace, debug, info, warn or error (default info)", &C::log_level,
+           Shown(false)),
+      boolean("auto.create.topics.enable", "create unknown topics on first use (default true)",
+              &C::auto_create_topics),
+      integer({"num.partitions"}, "partitions of an automatically created topic (default 1)",
+              &C::num_partitions, 1, 100000),
+      // Checked against the live brokers when a topic is created, as in Kafka:
+      // a topic with more replicas than live brokers gets
+      // INVALID_REPLICATION_FACTOR.
+      integer({"default.replication.factor"}, "replicas of a topic that names none (default 1)",
+              &C::default_replication_factor, 1, std::numeric_limits<int16_t>::max()),
+      integer({"socket.request.max.bytes"}, "the largest request frame (default 100 MiB)",
+              &C::socket_request_max_bytes, 1024, 1LL << 30),
+      integer({"max.inflight.requests.per.connection"},
+              "requests a connection may have in progress (default 128)", &C::max_inflight_requests,
+              1, 100000, Shown(false)),
+      integer({"fetch.max.bytes"}, "cap on one fetch response (default 55 MiB)",
+              &C::fetch_max_bytes, 1024, kMaxI32),
+      integer({"log.retention.check.interval.ms"}, "how often retention runs (default 5 min)",
+              &C::retention_check_interval_ms, 1, kMaxI64),
+      boolean("log.cleaner.enable", "compact topics with cleanup.policy=compact (default true)",
+              &C::log_cleaner_enable),
+      integer({"log.cleaner.threads"}, "the cleaner's threads (default 1)", &C::log_cleaner_threads,
+              1, 64),
+      integer({"log.cleaner.backoff.ms"}, "a shard's wait between looks for a log to clean",
+              &C::log_cleaner_backoff_ms, 1, kMaxI64),
+      {{"log.cleaner.io.max.bytes.per.second"},
+       "what the cleaner may read and write a second (0 = no limit)",
+       [](C& c, const std::string& k, const std::string& v) -> Status {
+         char* end = nullptr;
+         double d = std::strtod(v.c_str(), &end);
+         if (v.empty() || end != v.c_str() + v.size() || !(d >= 0)) {
+           return Error(
+               Errc::kInvalidConfig,
+               fmt::format("{}: '{}' is not a number of bytes per second (0 = no limit)", k, v));
+         }
+         c.log_cleaner_io_max_bytes_per_second = d;
+         return ok_status();
+       },
+       [](const C& c) { return fmt::format("{}", c.log_cleaner_io_max_bytes_per_second); }},
+      integer({"group.initial.rebalance.delay.ms"}, "wait for more members of a new group",
+              &C::group_initial_rebalance_delay_ms, 0, kMaxI32),
+      integer({"group.min.session.timeout.ms"}, "the shortest session a member may ask for",
+              &C::group_min_session_timeout_ms, 1, kMaxI32),
+      integer({"group.max.session.timeout.ms"}, "the longest session a member may ask for",
+              &C::group_max_session_timeout_ms, 1, kMaxI32),
+      integer({"offsets.retention.minutes"}, "an empty group's offsets are kept this long",
+              &C::offsets_retention_ms, 1, kMaxI64 / 60000, Shown(true), 60000),
+      integer({"offsets.retention.check.interval.ms"}, "how often expired offsets go",
+              &C::offsets_retention_check_interval_ms, 1, kMaxI64),
+      integer({"shutdown.timeout.ms"}, "bound on draining connections at SIGTERM",
+              &C::shutdown_timeout_ms, 0, kMaxI64, Shown(false)),
+      integer({"strata.stats.interval.ms"},
+              "per-shard disk latency and loop lag lines in the log (0 = off)",
+              &C::stats_interval_ms, 0, 3'600'000),
+      integer({"producer.id.expiration.ms"},
+              "an idempotent producer silent this long is forgotten (default 1 day)",
+              &C::producer_id_expiration_ms, 1, kMaxI64),
+      integer({"strata.log.cache.window.bytes"},
+              "bytes behind each log's end kept in the page cache (0 = the kernel decides)",
+              &C::log_cache_window_bytes, 0, kMaxI64),
+      text("strata.test.sync.journal",
+           "a test hook: a file journaling every sync, for a fault harness's simulated "
+           "power cut (empty = off)",
+           &C::sync_journal_path),
+      {{"metadata.store"},
+       "embedded (the default) or etcd",
+       [](C& c, const std::string& k, const std::string& v) -> Status {
+         if (v == "embedded") {
+           c.metadata_store = C::MetadataStoreKind::kEmbedded;
+         } else if (v == "etcd") {
+           c.metadata_store = C::MetadataStoreKind::kEtcd;
+         } else {
+           return bad_value(k, v, "must be embedded or etcd");
+         }
+         return ok_status();
+       },
+       [](const C& c) {
+         return std::string(c.metadata_store == C::MetadataStoreKind::kEtcd ? "etcd" : "embedded");
+       }},
+      {{"etcd.endpoints"},
+       "host:port,... of the etcd cluster, with metadata.store=etcd",
+       [](C& c, const std::string& k, const std::string& v) -> Status {
+         auto endpoints = coordinator::parse_etcd_endpoints(v);
+         if (!endpoints) return bad_value(k, v, endpoints.error().message());
+         c.etcd_endpoints = std::move(endpoints).value();
+         return ok_status();
+       },
+       [](const C& c) { return fmt::format("{}", fmt::join(c.etcd_endpoints, ",")); }},
+      integer({"metadata.startup.timeout.ms"}, "how long start-up waits for the metadata store",
+              &C::metadata_startup_timeout_ms, 0, kMaxI64),
+      integer({"rpc.port"}, "followers fetch there (0 = any free port, the default)", &C::rpc_port,
+              0, 65535),
+      boolean("schema.registry.enable", "the schema registry (default true)",
+              &C::schema_registry_enable),
+      {{"schema.registry.listeners"},
+       "[http://]host:port of the registry (default the listen host, port 8081)",
+       [](C& c, const std::string& k, const std::string& v) -> Status {
+         STRATA_ASSIGN_OR_RETURN(auto listener, parse_listener(k, v, "http"));
+         std::tie(c.schema_registry_host, c.schema_registry_port) = listener;
+         c.schema_registry_explicit = true;
+         return ok_status();
+       },
+       [](const C& c) {
+         return fmt::format("http://{}:{}",
+                            c.schema_registry_host.empty() ? c.listen_host : c.schema_registry_host,
+                            c.schema_registry_port);
+       }},
+      integer({"schema.registry.max.request.bytes"}, "a larger body is refused (default 16 MiB)",
+              &C::schema_registry_max_request_bytes, 1, int64_t{1} << 30),
+      integer({"broker.session.timeout.ms"}, "a silent broker's registration lives this long",
+              &C::broker_session_timeout_ms, 2000, 3'600'000),
+      {{"broker.rack"},
+       "this broker's rack, for replica placement",
+       [](C& c, const std::string& k, const std::string& v) -> Status {
+         if (v.empty()) return bad_value(k, v, "must not be empty");
+         c.rack = v;
+         return ok_status();
+       },
+       [](const C& c) { return c.rack.value_or(""); }},
+      boolean("auto.leader.rebalance.enable", "move leaders back to preferred replicas",
+              &C::auto_leader_rebalance),
+      integer({"leader.imbalance.check.interval.seconds"}, "how often that is looked at",
+              &C::leader_imbalance_check_interval_ms, 1, 86400 * 365, Shown(true), 1000),
+      integer({"offsets.topic.replication.factor"}, "__consumer_offsets' replicas when created",
+              &C::offsets_topic_replication_factor, 1, INT16_MAX),
+      integer({"offsets.topic.segment.bytes"}, "__consumer_offsets' segment.bytes when created",
+              &C::offsets_topic_segment_bytes, 1024, kMaxI32),
+      integer({"transaction.state.log.segment.bytes"},
+              "__transaction_state's segment.bytes when created",
+              &C::transaction_state_segment_bytes, 1024, kMaxI32),
+      integer({"transaction.state.log.replication.factor"},
+              "__transaction_state's replicas when created",
+              &C::transaction_state_replication_factor, 1, INT16_MAX),
+      integer({"transaction.max.timeout.ms"}, "the longest transaction.timeout.ms allowed",
+              &C::transaction_max_timeout_ms, 1, kMaxI32),
+      integer({"transaction.abort.timed.out.transaction.cleanup.interval.ms"},
+              "how often transactions past their timeout are looked for",
+              &C::transaction_abort_check_interval_ms, 1, 3'600'000),
+      boolean("controlled.shutdown.enable", "hand leaderships over at SIGTERM (default true)",
+              &C::controlled_shutdown_enable),
+      integer({"replica.lag.time.max.ms"}, "a follower behind this long leaves the ISR",
+              &C::replica_lag_time_max_ms, 100, 3'600'000),
+      // Under the RPC's 64 MiB response frame, with room for the others.
+      integer({"replica.fetch.max.bytes"}, "a follower's fetch, per partition (default 1 MiB)",
+              &C::replica_fetch_max_bytes, 1, 32 << 20),
+      integer({"replica.fetch.response.max.bytes"},
+              "a follower's fetch, per response (default 10 MiB)",
+              &C::replica_fetch_response_max_bytes, 1, 32 << 20),
+      // Below the follower's call timeout and the leader's longest wait.
+      integer({"replica.fetch.wait.max.ms"},
+              "a follower's long poll at the leader's log end (default 500)",
+              &C::replica_fetch_wait_max_ms, 0, 30'000),
+  };
+  return table;
+}
+
+const Property* find_property(std::string_view key) {
+  for (const auto& p : properties()) {
+    if (std::find(p.names.begin(), p.names.end(), key) != p.names.end()) return &p;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+bool BrokerConfig::is_static_key(std::string_view key) {
+  if (find_property(key) != nullptr) return true;
+  const auto* s = find_synonym(key);
+  return s != nullptr && !s->dynamic;
+}
 
 Status BrokerConfig::set(const std::string& key, const std::string& value) {
   if (const auto* synonym = find_synonym(key)) {
@@ -137,164 +332,13 @@ Status BrokerConfig::set(const std::string& key, const std::string& value) {
     STRATA_ASSIGN_OR_RETURN(topic_defaults, resolve_topic_defaults({{}, {}, topic_default_props}));
     return ok_status();
   }
-  if (key == "node.id" || key == "broker.id") {
-    STRATA_ASSIGN_OR_RETURN(node_id, parse_int<int32_t>(key, value, 0, INT32_MAX));
-  } else if (key == "log.dirs" || key == "log.dir" || key == "data.dir") {
-    if (value.empty() || value.find(',') != std::string::npos) {
-      return bad_value(key, value, "must be exactly one directory");
-    }
-    data_dir = value;
-  } else if (key == "listeners" || key == "advertised.listeners") {
-    STRATA_ASSIGN_OR_RETURN(auto listener, parse_listener(key, value, "PLAINTEXT"));
-    auto [host, port] = listener;
-    if (key == "listeners") {
-      listen_host = host.empty() ? "0.0.0.0" : host;
-      listen_port = port;
-    } else {
-      if (host.empty() || port == 0) return bad_value(key, value, "needs a host and a port");
-      advertised_host = host;
-      advertised_port = port;
-    }
-  } else if (key == "num.cores" || key == "cores") {
-    STRATA_ASSIGN_OR_RETURN(cores, parse_int<unsigned>(key, value, 0, 1024));
-  } else if (key == "log.level") {
-    log_level = value;
-  } else if (key == "auto.create.topics.enable") {
-    STRATA_ASSIGN_OR_RETURN(auto_create_topics, parse_bool(key, value));
-  } else if (key == "num.partitions") {
-    STRATA_ASSIGN_OR_RETURN(num_partitions, parse_int<int32_t>(key, value, 1, 100000));
-  } else if (key == "default.replication.factor") {
-    // Checked against the live brokers when a topic is created, as in Kafka: a
-    // topic with more replicas than live brokers gets INVALID_REPLICATION_FACTOR.
-    STRATA_ASSIGN_OR_RETURN(default_replication_factor,
-                            parse_int<int16_t>(key, value, 1, std::numeric_limits<int16_t>::max()));
-  } else if (key == "socket.request.max.bytes") {
-    STRATA_ASSIGN_OR_RETURN(socket_request_max_bytes,
-                            parse_int<int64_t>(key, value, 1024, 1LL << 30));
-  } else if (key == "max.inflight.requests.per.connection") {
-    STRATA_ASSIGN_OR_RETURN(max_inflight_requests, parse_int<int32_t>(key, value, 1, 100000));
-  } else if (key == "fetch.max.bytes") {
-    STRATA_ASSIGN_OR_RETURN(fetch_max_bytes, parse_int<int32_t>(key, value, 1024, INT32_MAX));
-  } else if (key == "log.retention.check.interval.ms") {
-    STRATA_ASSIGN_OR_RETURN(retention_check_interval_ms,
-                            parse_int<int64_t>(key, value, 1, INT64_MAX));
-  } else if (key == "log.cleaner.enable") {
-    STRATA_ASSIGN_OR_RETURN(log_cleaner_enable, parse_bool(key, value));
-  } else if (key == "log.cleaner.threads") {
-    STRATA_ASSIGN_OR_RETURN(log_cleaner_threads, parse_int<int32_t>(key, value, 1, 64));
-  } else if (key == "log.cleaner.backoff.ms") {
-    STRATA_ASSIGN_OR_RETURN(log_cleaner_backoff_ms, parse_int<int64_t>(key, value, 1, INT64_MAX));
-  } else if (key == "log.cleaner.io.max.bytes.per.second") {
-    char* end = nullptr;
-    double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || end != value.c_str() + value.size() || !(v >= 0)) {
-      return Error(
-          Errc::kInvalidConfig,
-          fmt::format("{}: '{}' is not a number of bytes per second (0 = no limit)", key, value));
-    }
-    log_cleaner_io_max_bytes_per_second = v;
-  } else if (key == "group.initial.rebalance.delay.ms") {
-    STRATA_ASSIGN_OR_RETURN(group_initial_rebalance_delay_ms,
-                            parse_int<int32_t>(key, value, 0, INT32_MAX));
-  } else if (key == "group.min.session.timeout.ms") {
-    STRATA_ASSIGN_OR_RETURN(group_min_session_timeout_ms,
-                            parse_int<int32_t>(key, value, 1, INT32_MAX));
-  } else if (key == "group.max.session.timeout.ms") {
-    STRATA_ASSIGN_OR_RETURN(group_max_session_timeout_ms,
-                            parse_int<int32_t>(key, value, 1, INT32_MAX));
-  } else if (key == "offsets.retention.minutes") {
-    STRATA_ASSIGN_OR_RETURN(int64_t minutes, parse_int<int64_t>(key, value, 1, INT64_MAX / 60000));
-    offsets_retention_ms = minutes * 60000;
-  } else if (key == "offsets.retention.check.interval.ms") {
-    STRATA_ASSIGN_OR_RETURN(offsets_retention_check_interval_ms,
-                            parse_int<int64_t>(key, value, 1, INT64_MAX));
-  } else if (key == "shutdown.timeout.ms") {
-    STRATA_ASSIGN_OR_RETURN(shutdown_timeout_ms, parse_int<int64_t>(key, value, 0, INT64_MAX));
-  } else if (key == "strata.stats.interval.ms") {
-    STRATA_ASSIGN_OR_RETURN(stats_interval_ms, parse_int<int64_t>(key, value, 0, 3'600'000));
-  } else if (key == "producer.id.expiration.ms") {
-    STRATA_ASSIGN_OR_RETURN(producer_id_expiration_ms,
-                            parse_int<int64_t>(key, value, 1, INT64_MAX));
-  } else if (key == "strata.log.cache.window.bytes") {
-    STRATA_ASSIGN_OR_RETURN(log_cache_window_bytes, parse_int<int64_t>(key, value, 0, INT64_MAX));
-  } else if (key == "strata.test.sync.journal") {
-    sync_journal_path = value;
-  } else if (key == "metadata.store") {
-    if (value == "embedded") {
-      metadata_store = MetadataStoreKind::kEmbedded;
-    } else if (value == "etcd") {
-      metadata_store = MetadataStoreKind::kEtcd;
-    } else {
-      return bad_value(key, value, "must be embedded or etcd");
-    }
-  } else if (key == "etcd.endpoints") {
-    auto endpoints = coordinator::parse_etcd_endpoints(value);
-    if (!endpoints) return bad_value(key, value, endpoints.error().message());
-    etcd_endpoints = std::move(endpoints).value();
-  } else if (key == "rpc.port") {
-    STRATA_ASSIGN_OR_RETURN(rpc_port, parse_int<uint16_t>(key, value, 0, 65535));
-  } else if (key == "schema.registry.enable") {
-    STRATA_ASSIGN_OR_RETURN(schema_registry_enable, parse_bool(key, value));
-  } else if (key == "schema.registry.listeners") {
-    STRATA_ASSIGN_OR_RETURN(auto listener, parse_listener(key, value, "http"));
-    std::tie(schema_registry_host, schema_registry_port) = listener;
-    schema_registry_explicit = true;
-  } else if (key == "schema.registry.max.request.bytes") {
-    STRATA_ASSIGN_OR_RETURN(schema_registry_max_request_bytes,
-                            parse_int<size_t>(key, value, 1, size_t{1} << 30));
-  } else if (key == "metadata.startup.timeout.ms") {
-    STRATA_ASSIGN_OR_RETURN(metadata_startup_timeout_ms,
-                            parse_int<int64_t>(key, value, 0, INT64_MAX));
-  } else if (key == "broker.session.timeout.ms") {
-    STRATA_ASSIGN_OR_RETURN(broker_session_timeout_ms,
-                            parse_int<int64_t>(key, value, 2000, 3'600'000));
-  } else if (key == "broker.rack") {
-    if (value.empty()) return bad_value(key, value, "must not be empty");
-    rack = value;
-  } else if (key == "auto.leader.rebalance.enable") {
-    STRATA_ASSIGN_OR_RETURN(auto_leader_rebalance, parse_bool(key, value));
-  } else if (key == "leader.imbalance.check.interval.seconds") {
-    STRATA_ASSIGN_OR_RETURN(int64_t seconds, parse_int<int64_t>(key, value, 1, 86400 * 365));
-    leader_imbalance_check_interval_ms = seconds * 1000;
-  } else if (key == "offsets.topic.replication.factor") {
-    STRATA_ASSIGN_OR_RETURN(offsets_topic_replication_factor,
-                            parse_int<int16_t>(key, value, 1, INT16_MAX));
-  } else if (key == "offsets.topic.segment.bytes") {
-    STRATA_ASSIGN_OR_RETURN(offsets_topic_segment_bytes,
-                            parse_int<int32_t>(key, value, 1024, INT32_MAX));
-  } else if (key == "transaction.state.log.segment.bytes") {
-    STRATA_ASSIGN_OR_RETURN(transaction_state_segment_bytes,
-                            parse_int<int32_t>(key, value, 1024, INT32_MAX));
-  } else if (key == "transaction.state.log.replication.factor") {
-    STRATA_ASSIGN_OR_RETURN(transaction_state_replication_factor,
-                            parse_int<int16_t>(key, value, 1, INT16_MAX));
-  } else if (key == "transaction.max.timeout.ms") {
-    STRATA_ASSIGN_OR_RETURN(transaction_max_timeout_ms,
-                            parse_int<int32_t>(key, value, 1, INT32_MAX));
-  } else if (key == "transaction.abort.timed.out.transaction.cleanup.interval.ms") {
-    STRATA_ASSIGN_OR_RETURN(transaction_abort_check_interval_ms,
-                            parse_int<int64_t>(key, value, 1, 3'600'000));
-  } else if (key == "controlled.shutdown.enable") {
-    STRATA_ASSIGN_OR_RETURN(controlled_shutdown_enable, parse_bool(key, value));
-  } else if (key == "replica.lag.time.max.ms") {
-    STRATA_ASSIGN_OR_RETURN(replica_lag_time_max_ms,
-                            parse_int<int64_t>(key, value, 100, 3'600'000));
-  } else if (key == "replica.fetch.max.bytes") {
-    // Under the RPC's 64 MiB response frame, with room for the others.
-    STRATA_ASSIGN_OR_RETURN(replica_fetch_max_bytes, parse_int<int32_t>(key, value, 1, 32 << 20));
-  } else if (key == "replica.fetch.response.max.bytes") {
-    STRATA_ASSIGN_OR_RETURN(replica_fetch_response_max_bytes,
-                            parse_int<int32_t>(key, value, 1, 32 << 20));
-  } else if (key == "replica.fetch.wait.max.ms") {
-    // Below the follower's call timeout and the leader's longest wait.
-    STRATA_ASSIGN_OR_RETURN(replica_fetch_wait_max_ms, parse_int<int32_t>(key, value, 0, 30'000));
-  } else if (const auto* kafka = find_kafka_broker_config(key)) {
+  if (const auto* p = find_property(key)) return p->set(*this, key, value);
+  if (const auto* kafka = find_kafka_broker_config(key)) {
     STRATA_TRY(check_kafka_broker_value(*kafka, value));
     kafka_only_props[key] = value;
-  } else {
-    return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
+    return ok_status();
   }
-  return ok_status();
+  return Error(Errc::kInvalidConfig, fmt::format("unknown broker config '{}'", key));
 }
 
 Status BrokerConfig::load_properties(const std::filesystem::path& path) {
@@ -373,36 +417,11 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
-    std::cout << "\nProperties (for --config and --set):\n"
-                 "  node.id, log.dirs, listeners, advertised.listeners, num.cores, log.level,\n"
-                 "  auto.create.topics.enable, num.partitions, default.replication.factor,\n"
-                 "  socket.request.max.bytes, max.inflight.requests.per.connection,\n"
-                 "  fetch.max.bytes, log.retention.check.interval.ms, shutdown.timeout.ms,\n"
-                 "  log.cleaner.enable, log.cleaner.threads, log.cleaner.backoff.ms,\n"
-                 "  log.cleaner.io.max.bytes.per.second (0 = no limit),\n"
-                 "  group.initial.rebalance.delay.ms, group.min.session.timeout.ms,\n"
-                 "  group.max.session.timeout.ms, offsets.retention.minutes,\n"
-                 "  offsets.retention.check.interval.ms, strata.stats.interval.ms (per-shard\n"
-                 "  disk latency and loop lag lines in the log; 0 = off),\n"
-                 "  producer.id.expiration.ms (an idempotent producer silent this long\n"
-                 "  is forgotten; default 1 day),\n"
-                 "  strata.test.sync.journal (a test hook: a file journaling every sync,\n"
-                 "  for a fault harness's simulated power cut; empty = off),\n"
-                 "  metadata.store (embedded, the default, or etcd), etcd.endpoints\n"
-                 "  (host:port,... of the etcd cluster, with metadata.store=etcd),\n"
-                 "  metadata.startup.timeout.ms, broker.session.timeout.ms, broker.rack,\n"
-                 "  rpc.port (followers fetch there; 0 = any free port, the default),\n"
-                 "  schema.registry.enable (default true), schema.registry.listeners\n"
-                 "  ([http://]host:port; default the listen host, port 8081),\n"
-                 "  schema.registry.max.request.bytes (default 16 MiB),\n"
-                 "  auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,\n"
-                 "  offsets.topic.replication.factor, replica.lag.time.max.ms,\n"
-                 "  replica.fetch.max.bytes (1 MiB), replica.fetch.response.max.bytes (10 MiB),\n"
-                 "  replica.fetch.wait.max.ms (500),\n"
-                 "  offsets.topic.segment.bytes, transaction.state.log.segment.bytes\n"
-                 "  (the compacted internal topics' segment.bytes when first created),\n"
-                 "  controlled.shutdown.enable,\n"
-                 "  and the defaults of the topic configs, with Kafka's names:\n";
+    std::cout << "\nProperties (for --config and --set):\n";
+    for (const auto& p : properties()) {
+      std::cout << "  " << fmt::format("{}", fmt::join(p.names, ", ")) << ": " << p.help << "\n";
+    }
+    std::cout << "and the defaults of the topic configs, with Kafka's names:\n";
     std::string line = " ";
     for (const auto& s : topic_default_synonyms()) {
       if (line.size() + s.broker_key.size() + 2 > 78) {
@@ -443,61 +462,10 @@ Result<std::optional<BrokerConfig>> BrokerConfig::from_args(int argc, char** arg
 }
 
 std::map<std::string, std::string> BrokerConfig::describe() const {
-  std::map<std::string, std::string> m = {
-      {"node.id", std::to_string(node_id)},
-      {"log.dirs", data_dir.string()},
-      {"listeners", fmt::format("PLAINTEXT://{}:{}", listen_host, listen_port)},
-      {"advertised.listeners",
-       fmt::format("PLAINTEXT://{}:{}", advertised_host_or_listen(), advertised_port_or_listen())},
-      {"auto.create.topics.enable", auto_create_topics ? "true" : "false"},
-      {"num.partitions", std::to_string(num_partitions)},
-      {"default.replication.factor", std::to_string(default_replication_factor)},
-      {"socket.request.max.bytes", std::to_string(socket_request_max_bytes)},
-      {"fetch.max.bytes", std::to_string(fetch_max_bytes)},
-      {"log.retention.check.interval.ms", std::to_string(retention_check_interval_ms)},
-      {"log.cleaner.enable", log_cleaner_enable ? "true" : "false"},
-      {"log.cleaner.threads", std::to_string(log_cleaner_threads)},
-      {"log.cleaner.backoff.ms", std::to_string(log_cleaner_backoff_ms)},
-      {"log.cleaner.io.max.bytes.per.second",
-       fmt::format("{}", log_cleaner_io_max_bytes_per_second)},
-      {"group.initial.rebalance.delay.ms", std::to_string(group_initial_rebalance_delay_ms)},
-      {"group.min.session.timeout.ms", std::to_string(group_min_session_timeout_ms)},
-      {"group.max.session.timeout.ms", std::to_string(group_max_session_timeout_ms)},
-      {"offsets.retention.minutes", std::to_string(offsets_retention_ms / 60000)},
-      {"offsets.retention.check.interval.ms", std::to_string(offsets_retention_check_interval_ms)},
-      {"strata.stats.interval.ms", std::to_string(stats_interval_ms)},
-      {"strata.log.cache.window.bytes", std::to_string(log_cache_window_bytes)},
-      {"producer.id.expiration.ms", std::to_string(producer_id_expiration_ms)},
-      {"strata.test.sync.journal", sync_journal_path},
-      {"metadata.store", metadata_store == MetadataStoreKind::kEtcd ? "etcd" : "embedded"},
-      {"etcd.endpoints", fmt::format("{}", fmt::join(etcd_endpoints, ","))},
-      {"metadata.startup.timeout.ms", std::to_string(metadata_startup_timeout_ms)},
-      {"rpc.port", std::to_string(rpc_port)},
-      {"schema.registry.enable", schema_registry_enable ? "true" : "false"},
-      {"schema.registry.listeners",
-       fmt::format("http://{}:{}",
-                   schema_registry_host.empty() ? listen_host : schema_registry_host,
-                   schema_registry_port)},
-      {"schema.registry.max.request.bytes", std::to_string(schema_registry_max_request_bytes)},
-      {"broker.session.timeout.ms", std::to_string(broker_session_timeout_ms)},
-      {"broker.rack", rack.value_or("")},
-      {"auto.leader.rebalance.enable", auto_leader_rebalance ? "true" : "false"},
-      {"leader.imbalance.check.interval.seconds",
-       std::to_string(leader_imbalance_check_interval_ms / 1000)},
-      {"offsets.topic.replication.factor", std::to_string(offsets_topic_replication_factor)},
-      {"replica.lag.time.max.ms", std::to_string(replica_lag_time_max_ms)},
-      {"replica.fetch.max.bytes", std::to_string(replica_fetch_max_bytes)},
-      {"replica.fetch.response.max.bytes", std::to_string(replica_fetch_response_max_bytes)},
-      {"replica.fetch.wait.max.ms", std::to_string(replica_fetch_wait_max_ms)},
-      {"offsets.topic.segment.bytes", std::to_string(offsets_topic_segment_bytes)},
-      {"transaction.state.log.segment.bytes", std::to_string(transaction_state_segment_bytes)},
-      {"transaction.state.log.replication.factor",
-       std::to_string(transaction_state_replication_factor)},
-      {"transaction.max.timeout.ms", std::to_string(transaction_max_timeout_ms)},
-      {"transaction.abort.timed.out.transaction.cleanup.interval.ms",
-       std::to_string(transaction_abort_check_interval_ms)},
-      {"controlled.shutdown.enable", controlled_shutdown_enable ? "true" : "false"},
-  };
+  std::map<std::string, std::string> m;
+  for (const auto& p : properties()) {
+    if (p.show) m.emplace(p.names.front(), p.show(*this));
+  }
   return m;
 }
 

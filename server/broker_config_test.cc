@@ -89,6 +89,35 @@ TEST(BrokerConfig, TopicDefaultsTakeKafkasSynonymsInKafkasOrder) {
   EXPECT_FALSE(BrokerConfig::is_static_key("no.such.key"));
 }
 
+// Every property of Strata's own is static, is described with the value it
+// was set to, and takes its aliases: one table decides all three.
+TEST(BrokerConfig, OwnPropertiesAreStaticAndDescribedAsSet) {
+  auto c = parse({"--set", "transaction.max.timeout.ms=60000", "--set", "broker.id=4", "--set",
+                  "offsets.retention.minutes=90", "--set",
+                  "leader.imbalance.check.interval.seconds=30", "--set", "log.dir=/srv/strata"})
+               .value()
+               .value();
+  auto shown = c.describe();
+  for (const auto& [key, value] : shown)
+    EXPECT_TRUE(BrokerConfig::is_static_key(key)) << key;
+  EXPECT_TRUE(
+      BrokerConfig::is_static_key("transaction.abort.timed.out.transaction.cleanup.interval.ms"));
+  EXPECT_TRUE(BrokerConfig::is_static_key("max.inflight.requests.per.connection"));
+  EXPECT_EQ(c.transaction_max_timeout_ms, 60000);
+  EXPECT_EQ(shown.at("transaction.max.timeout.ms"), "60000");
+  EXPECT_EQ(c.node_id, 4);
+  EXPECT_EQ(shown.at("node.id"), "4");
+  EXPECT_EQ(shown.count("broker.id"), 0u);
+  EXPECT_EQ(c.offsets_retention_ms, 90 * 60000);
+  EXPECT_EQ(shown.at("offsets.retention.minutes"), "90");
+  EXPECT_EQ(c.leader_imbalance_check_interval_ms, 30000);
+  EXPECT_EQ(shown.at("leader.imbalance.check.interval.seconds"), "30");
+  EXPECT_EQ(shown.at("log.dirs"), "/srv/strata");
+  // Those without a Kafka counterpart worth showing stay out of the list.
+  EXPECT_EQ(shown.count("log.level"), 0u);
+  EXPECT_EQ(shown.count("num.cores"), 0u);
+}
+
 TEST(BrokerConfig, BadInputNamesTheProblem) {
   struct Case {
     std::vector<std::string> args;
