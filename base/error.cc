@@ -42,6 +42,26 @@ std::string_view errc_name(Errc code) {
     case Errc::kInvalidProducerEpoch: return "InvalidProducerEpoch";
     case Errc::kTransactionCoordinatorFenced: return "TransactionCoordinatorFenced";
     case Errc::kInvalidTxnState: return "InvalidTxnState";
+    case Errc::kCoordinatorLoadInProgress: return "CoordinatorLoadInProgress";
+    case Errc::kCoordinatorNotAvailable: return "CoordinatorNotAvailable";
+    case Errc::kNotCoordinator: return "NotCoordinator";
+    case Errc::kIllegalGeneration: return "IllegalGeneration";
+    case Errc::kInconsistentGroupProtocol: return "InconsistentGroupProtocol";
+    case Errc::kInvalidGroupId: return "InvalidGroupId";
+    case Errc::kUnknownMemberId: return "UnknownMemberId";
+    case Errc::kInvalidSessionTimeout: return "InvalidSessionTimeout";
+    case Errc::kRebalanceInProgress: return "RebalanceInProgress";
+    case Errc::kNonEmptyGroup: return "NonEmptyGroup";
+    case Errc::kGroupIdNotFound: return "GroupIdNotFound";
+    case Errc::kMemberIdRequired: return "MemberIdRequired";
+    case Errc::kFencedInstanceId: return "FencedInstanceId";
+    case Errc::kGroupSubscribedToTopic: return "GroupSubscribedToTopic";
+    case Errc::kUnstableOffsetCommit: return "UnstableOffsetCommit";
+    case Errc::kOffsetMetadataTooLarge: return "OffsetMetadataTooLarge";
+    case Errc::kInvalidProducerIdMapping: return "InvalidProducerIdMapping";
+    case Errc::kInvalidTransactionTimeout: return "InvalidTransactionTimeout";
+    case Errc::kConcurrentTransactions: return "ConcurrentTransactions";
+    case Errc::kProducerFenced: return "ProducerFenced";
   }
   return "Unknown";
 }

@@ -52,6 +52,27 @@ enum class Errc {
   kInvalidTopic,              // a topic name Kafka would refuse
   kInvalidPartitions,         // a partition count that is not allowed
   kInvalidReplicationFactor,  // more replicas than brokers, or below 1
+  // The group and transaction coordinators (each as Kafka names it).
+  kCoordinatorLoadInProgress,  // the coordinator's partition is still being read
+  kCoordinatorNotAvailable,
+  kNotCoordinator,
+  kIllegalGeneration,
+  kInconsistentGroupProtocol,
+  kInvalidGroupId,
+  kUnknownMemberId,
+  kInvalidSessionTimeout,
+  kRebalanceInProgress,
+  kNonEmptyGroup,
+  kGroupIdNotFound,
+  kMemberIdRequired,
+  kFencedInstanceId,
+  kGroupSubscribedToTopic,
+  kUnstableOffsetCommit,
+  kOffsetMetadataTooLarge,
+  kInvalidProducerIdMapping,
+  kInvalidTransactionTimeout,
+  kConcurrentTransactions,
+  kProducerFenced,
 };
 
 // Name of the error code, e.g. "OffsetOutOfRange".

@@ -15,25 +15,23 @@
 namespace strata::server {
 namespace {
 
-using coordinator::TxnError;
-
 constexpr int16_t kVerifyVersion = 4;
 
-Status status_of(TxnError e, const coordinator::TxnPartition& p, const std::string& id) {
+Status status_of(Errc e, const coordinator::TxnPartition& p, const std::string& id) {
   switch (e) {
-    case TxnError::kNone: return ok_status();
-    case TxnError::kProducerFenced:
-    case TxnError::kInvalidProducerEpoch:
+    case Errc::kOk: return ok_status();
+    case Errc::kProducerFenced:
+    case Errc::kInvalidProducerEpoch:
       return Error(Errc::kInvalidProducerEpoch,
                    fmt::format("transactional id '{}': the producer's epoch is fenced", id));
-    case TxnError::kNotCoordinator:
-    case TxnError::kCoordinatorNotAvailable:
-    case TxnError::kCoordinatorLoadInProgress:
-    case TxnError::kConcurrentTransactions:
+    case Errc::kNotCoordinator:
+    case Errc::kCoordinatorNotAvailable:
+    case Errc::kCoordinatorLoadInProgress:
+    case Errc::kConcurrentTransactions:
       return Error(Errc::kUnavailable,
                    fmt::format("transactional id '{}': its coordinator could not verify {}-{} "
                                "now ({})",
-                               id, p.topic, p.partition, static_cast<int>(e)));
+                               id, p.topic, p.partition, errc_name(e)));
     default:
       return Error(Errc::kInvalidTxnState,
                    fmt::format("{}-{} is not in transactional id '{}''s transaction", p.topic,
@@ -51,7 +49,7 @@ void verify_txn_partition(Broker& broker, unsigned here, const std::string& id,
   int32_t txn_partition = coordinator::txn_partition_for(id);
   const auto* state = topic == nullptr ? nullptr : topic->state(txn_partition);
   if (state == nullptr || state->leader < 0) {
-    return done(status_of(TxnError::kCoordinatorNotAvailable, partition, id));
+    return done(status_of(Errc::kCoordinatorNotAvailable, partition, id));
   }
   if (state->leader == broker.node_id()) {
     unsigned target = broker.shard_for(topic->uid(PartitionId(txn_partition)));
@@ -74,16 +72,17 @@ void verify_txn_partition(Broker& broker, unsigned here, const std::string& id,
                          std::string(kForwardedClientId)};
   call_broker(broker, broker.state(here), state->leader, kafka::encode_request(h, req),
               [id, partition, done = std::move(done)](Result<SharedBytes> r) {
-                if (!r) return done(status_of(TxnError::kCoordinatorNotAvailable, partition, id));
+                if (!r) return done(status_of(Errc::kCoordinatorNotAvailable, partition, id));
                 auto decoded =
                     kafka::decode_response<kafka::AddPartitionsToTxnResponse>(*r, kVerifyVersion);
                 if (!decoded) return done(decoded.error());
                 const auto& resp = *decoded;
-                auto e = static_cast<TxnError>(resp.error_code);
+                auto e = kafka::to_errc(static_cast<kafka::ErrorCode>(resp.error_code));
                 for (const auto& tr : resp.results_by_transaction)
                   for (const auto& topic : tr.topic_results)
                     for (const auto& p : topic.results_by_partition)
-                      if (e == TxnError::kNone) e = static_cast<TxnError>(p.partition_error_code);
+                      if (e == Errc::kOk)
+                        e = kafka::to_errc(static_cast<kafka::ErrorCode>(p.partition_error_code));
                 done(status_of(e, partition, id));
               });
 }

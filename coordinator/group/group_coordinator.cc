@@ -121,10 +121,10 @@ void GroupCoordinator::unhost(int32_t partition) {
       if (m.heartbeat_timer) timers_.cancel(m.heartbeat_timer);
       if (m.awaiting_join) {
         JoinResult r;
-        r.error = GroupError::kNotCoordinator;
+        r.error = Errc::kNotCoordinator;
         m.awaiting_join(r);
       }
-      if (m.awaiting_sync) m.awaiting_sync(SyncResult{GroupError::kNotCoordinator, {}, {}, {}});
+      if (m.awaiting_sync) m.awaiting_sync(SyncResult{Errc::kNotCoordinator, {}, {}, {}});
     }
     if (g.join_timer) timers_.cancel(g.join_timer);
     for (auto& [mid, t] : g.pending_timers)
@@ -133,9 +133,9 @@ void GroupCoordinator::unhost(int32_t partition) {
   }
 }
 
-std::optional<GroupError> GroupCoordinator::routing_error(const std::string& group_id) const {
-  if (group_id.empty()) return GroupError::kInvalidGroupId;
-  if (!hosts(offsets_partition_for(group_id))) return GroupError::kCoordinatorLoadInProgress;
+std::optional<Errc> GroupCoordinator::routing_error(const std::string& group_id) const {
+  if (group_id.empty()) return Errc::kInvalidGroupId;
+  if (!hosts(offsets_partition_for(group_id))) return Errc::kCoordinatorLoadInProgress;
   return std::nullopt;
 }
 
@@ -195,7 +195,7 @@ bool GroupCoordinator::supports_protocols(const Group& g, const JoinArgs& args) 
 }
 
 void GroupCoordinator::join(JoinArgs args, std::function<void(JoinResult)> done) {
-  auto fail = [&](GroupError e) {
+  auto fail = [&](Errc e) {
     JoinResult r;
     r.error = e;
     r.member_id = args.member_id;
@@ -204,16 +204,16 @@ void GroupCoordinator::join(JoinArgs args, std::function<void(JoinResult)> done)
   if (auto e = routing_error(args.group_id)) return fail(*e);
   if (args.session_timeout_ms < config_.min_session_timeout_ms ||
       args.session_timeout_ms > config_.max_session_timeout_ms) {
-    return fail(GroupError::kInvalidSessionTimeout);
+    return fail(Errc::kInvalidSessionTimeout);
   }
   if (args.rebalance_timeout_ms <= 0) args.rebalance_timeout_ms = args.session_timeout_ms;
   Group* g = find(args.group_id);
   if (g == nullptr) {
-    if (!args.member_id.empty()) return fail(GroupError::kUnknownMemberId);
+    if (!args.member_id.empty()) return fail(Errc::kUnknownMemberId);
     g = &create(args.group_id);
   }
-  if (g->state == GroupState::kDead) return fail(GroupError::kCoordinatorNotAvailable);
-  if (!supports_protocols(*g, args)) return fail(GroupError::kInconsistentGroupProtocol);
+  if (g->state == GroupState::kDead) return fail(Errc::kCoordinatorNotAvailable);
+  if (!supports_protocols(*g, args)) return fail(Errc::kInconsistentGroupProtocol);
   if (args.member_id.empty()) {
     join_new_member(*g, std::move(args), std::move(done));
   } else {
@@ -261,13 +261,12 @@ void GroupCoordinator::join_new_member(Group& g, JoinArgs args,
       m.heartbeat_timer = 0;
       if (m.awaiting_join) {
         JoinResult fenced;
-        fenced.error = GroupError::kFencedInstanceId;
+        fenced.error = Errc::kFencedInstanceId;
         fenced.member_id = old_id;
         std::exchange(m.awaiting_join, nullptr)(fenced);
       }
       if (m.awaiting_sync) {
-        std::exchange(m.awaiting_sync,
-                      nullptr)(SyncResult{GroupError::kFencedInstanceId, {}, {}, {}});
+        std::exchange(m.awaiting_sync, nullptr)(SyncResult{Errc::kFencedInstanceId, {}, {}, {}});
       }
       std::string new_id = new_member_id(*args.instance_id);
       bool protocols_changed = !same_protocols(g.protocol_type, m.protocols, args.protocols);
@@ -289,7 +288,7 @@ void GroupCoordinator::join_new_member(Group& g, JoinArgs args,
           Group* grp = find(gid);
           if (!st || grp == nullptr || !grp->members.count(new_id)) {
             JoinResult r;
-            r.error = st ? GroupError::kUnknownMemberId : GroupError::kCoordinatorNotAvailable;
+            r.error = st ? Errc::kUnknownMemberId : Errc::kCoordinatorNotAvailable;
             r.member_id = new_id;
             return done(r);
           }
@@ -318,7 +317,7 @@ void GroupCoordinator::join_new_member(Group& g, JoinArgs args,
       }
     });
     JoinResult r;
-    r.error = GroupError::kMemberIdRequired;
+    r.error = Errc::kMemberIdRequired;
     r.member_id = id;
     return done(r);
   }
@@ -344,18 +343,18 @@ void GroupCoordinator::join_known_member(Group& g, JoinArgs args,
   if (args.instance_id) {
     auto s = g.static_members.find(*args.instance_id);
     if (s != g.static_members.end() && s->second != id) {
-      r.error = GroupError::kFencedInstanceId;
+      r.error = Errc::kFencedInstanceId;
       return done(r);
     }
   }
   auto it = g.members.find(id);
   if (it == g.members.end()) {
-    r.error = GroupError::kUnknownMemberId;
+    r.error = Errc::kUnknownMemberId;
     return done(r);
   }
   if (args.instance_id && !g.static_members.contains(*args.instance_id)) {
     // A known dynamic member id presented with an instance id it never had.
-    r.error = GroupError::kUnknownMemberId;
+    r.error = Errc::kUnknownMemberId;
     return done(r);
   }
   Member& m = it->second;
@@ -373,7 +372,7 @@ void GroupCoordinator::join_known_member(Group& g, JoinArgs args,
       update_member(m, args);
       if (m.awaiting_join) {
         JoinResult superseded;
-        superseded.error = GroupError::kRebalanceInProgress;
+        superseded.error = Errc::kRebalanceInProgress;
         superseded.member_id = id;
         std::exchange(m.awaiting_join, nullptr)(superseded);
       }
@@ -400,7 +399,7 @@ void GroupCoordinator::join_known_member(Group& g, JoinArgs args,
       schedule_heartbeat(g, m);
       return done(current_join_result(g, m));
     case GroupState::kEmpty:
-    case GroupState::kDead: r.error = GroupError::kUnknownMemberId; return done(r);
+    case GroupState::kDead: r.error = Errc::kUnknownMemberId; return done(r);
   }
 }
 
@@ -431,8 +430,7 @@ void GroupCoordinator::prepare_rebalance(Group& g) {
   if (g.state == GroupState::kCompletingRebalance) {
     for (auto& [id, m] : g.members) {
       if (m.awaiting_sync) {
-        std::exchange(m.awaiting_sync,
-                      nullptr)(SyncResult{GroupError::kRebalanceInProgress, {}, {}, {}});
+        std::exchange(m.awaiting_sync, nullptr)(SyncResult{Errc::kRebalanceInProgress, {}, {}, {}});
       }
     }
   }
@@ -528,7 +526,7 @@ void GroupCoordinator::complete_join(Group& g) {
   }
   for (const auto& id : gone) {
     spdlog::info("group {}: member {} did not rejoin in time and was removed", g.id, id);
-    remove_member(g, id, GroupError::kUnknownMemberId);
+    remove_member(g, id, Errc::kUnknownMemberId);
   }
   for (auto& [id, t] : g.pending_timers)
     timers_.cancel(t);
@@ -580,7 +578,7 @@ void GroupCoordinator::on_session_expired(const std::string& group_id, const std
   if (it == g->members.end() || it->second.heartbeat_timer != id) return;
   it->second.heartbeat_timer = 0;
   spdlog::info("group {}: member {} missed its session timeout", group_id, member_id);
-  remove_member(*g, member_id, GroupError::kUnknownMemberId);
+  remove_member(*g, member_id, Errc::kUnknownMemberId);
   if (g->state == GroupState::kStable || g->state == GroupState::kCompletingRebalance) {
     prepare_rebalance(*g);
   } else if (g->state == GroupState::kPreparingRebalance) {
@@ -588,8 +586,7 @@ void GroupCoordinator::on_session_expired(const std::string& group_id, const std
   }
 }
 
-void GroupCoordinator::remove_member(Group& g, const std::string& member_id,
-                                     GroupError for_waiters) {
+void GroupCoordinator::remove_member(Group& g, const std::string& member_id, Errc for_waiters) {
   auto it = g.members.find(member_id);
   if (it == g.members.end()) return;
   Member m = std::move(it->second);
@@ -644,38 +641,37 @@ void GroupCoordinator::store_group(Group& g, std::function<void(Status)> done) {
 }
 
 void GroupCoordinator::sync(SyncArgs args, std::function<void(SyncResult)> done) {
-  auto fail = [&](GroupError e) { done(SyncResult{e, {}, {}, {}}); };
+  auto fail = [&](Errc e) { done(SyncResult{e, {}, {}, {}}); };
   if (auto e = routing_error(args.group_id)) return fail(*e);
   Group* g = find(args.group_id);
-  if (g == nullptr) return fail(GroupError::kUnknownMemberId);
-  if (g->state == GroupState::kDead) return fail(GroupError::kCoordinatorNotAvailable);
+  if (g == nullptr) return fail(Errc::kUnknownMemberId);
+  if (g->state == GroupState::kDead) return fail(Errc::kCoordinatorNotAvailable);
   auto it = g->members.find(args.member_id);
   if (args.instance_id) {
     auto s = g->static_members.find(*args.instance_id);
     if (s != g->static_members.end() && s->second != args.member_id) {
-      return fail(GroupError::kFencedInstanceId);
+      return fail(Errc::kFencedInstanceId);
     }
   }
-  if (it == g->members.end()) return fail(GroupError::kUnknownMemberId);
-  if (args.generation != g->generation) return fail(GroupError::kIllegalGeneration);
+  if (it == g->members.end()) return fail(Errc::kUnknownMemberId);
+  if (args.generation != g->generation) return fail(Errc::kIllegalGeneration);
   if ((args.protocol_type && *args.protocol_type != g->protocol_type) ||
       (args.protocol && args.protocol != g->protocol)) {
-    return fail(GroupError::kInconsistentGroupProtocol);
+    return fail(Errc::kInconsistentGroupProtocol);
   }
   Member& m = it->second;
   switch (g->state) {
-    case GroupState::kEmpty: return fail(GroupError::kUnknownMemberId);
-    case GroupState::kPreparingRebalance: return fail(GroupError::kRebalanceInProgress);
-    case GroupState::kDead: return fail(GroupError::kCoordinatorNotAvailable);
+    case GroupState::kEmpty: return fail(Errc::kUnknownMemberId);
+    case GroupState::kPreparingRebalance: return fail(Errc::kRebalanceInProgress);
+    case GroupState::kDead: return fail(Errc::kCoordinatorNotAvailable);
     case GroupState::kStable:
       schedule_heartbeat(*g, m);
-      return done(SyncResult{GroupError::kNone, g->protocol_type, g->protocol, m.assignment});
+      return done(SyncResult{Errc::kOk, g->protocol_type, g->protocol, m.assignment});
     case GroupState::kCompletingRebalance: break;
   }
   schedule_heartbeat(*g, m);
   if (m.awaiting_sync) {
-    std::exchange(m.awaiting_sync,
-                  nullptr)(SyncResult{GroupError::kRebalanceInProgress, {}, {}, {}});
+    std::exchange(m.awaiting_sync, nullptr)(SyncResult{Errc::kRebalanceInProgress, {}, {}, {}});
   }
   m.awaiting_sync = std::move(done);
   if (g->leader != args.member_id) return;
@@ -700,7 +696,7 @@ void GroupCoordinator::sync(SyncArgs args, std::function<void(SyncResult)> done)
       for (auto& [id, member] : grp->members) {
         if (member.awaiting_sync) {
           std::exchange(member.awaiting_sync,
-                        nullptr)(SyncResult{GroupError::kCoordinatorNotAvailable, {}, {}, {}});
+                        nullptr)(SyncResult{Errc::kCoordinatorNotAvailable, {}, {}, {}});
         }
       }
       prepare_rebalance(*grp);
@@ -712,7 +708,7 @@ void GroupCoordinator::sync(SyncArgs args, std::function<void(SyncResult)> done)
       if (member.awaiting_sync) {
         replies.emplace_back(
             std::exchange(member.awaiting_sync, nullptr),
-            SyncResult{GroupError::kNone, grp->protocol_type, grp->protocol, member.assignment});
+            SyncResult{Errc::kOk, grp->protocol_type, grp->protocol, member.assignment});
       }
     }
     for (auto& [cb, r] : replies)
@@ -720,23 +716,23 @@ void GroupCoordinator::sync(SyncArgs args, std::function<void(SyncResult)> done)
   });
 }
 
-GroupError GroupCoordinator::heartbeat(const HeartbeatArgs& args) {
+Errc GroupCoordinator::heartbeat(const HeartbeatArgs& args) {
   if (auto e = routing_error(args.group_id)) return *e;
   Group* g = find(args.group_id);
-  if (g == nullptr) return GroupError::kUnknownMemberId;
-  if (g->state == GroupState::kDead) return GroupError::kCoordinatorNotAvailable;
+  if (g == nullptr) return Errc::kUnknownMemberId;
+  if (g->state == GroupState::kDead) return Errc::kCoordinatorNotAvailable;
   if (args.instance_id) {
     auto s = g->static_members.find(*args.instance_id);
     if (s != g->static_members.end() && s->second != args.member_id) {
-      return GroupError::kFencedInstanceId;
+      return Errc::kFencedInstanceId;
     }
   }
   auto it = g->members.find(args.member_id);
-  if (it == g->members.end() || g->state == GroupState::kEmpty) return GroupError::kUnknownMemberId;
-  if (args.generation != g->generation) return GroupError::kIllegalGeneration;
+  if (it == g->members.end() || g->state == GroupState::kEmpty) return Errc::kUnknownMemberId;
+  if (args.generation != g->generation) return Errc::kIllegalGeneration;
   schedule_heartbeat(*g, it->second);
-  if (g->state == GroupState::kPreparingRebalance) return GroupError::kRebalanceInProgress;
-  return GroupError::kNone;
+  if (g->state == GroupState::kPreparingRebalance) return Errc::kRebalanceInProgress;
+  return Errc::kOk;
 }
 
 LeaveResult GroupCoordinator::leave(const std::string& group_id,
@@ -748,7 +744,7 @@ LeaveResult GroupCoordinator::leave(const std::string& group_id,
   }
   Group* g = find(group_id);
   if (g == nullptr || g->state == GroupState::kDead) {
-    out.error = g == nullptr ? GroupError::kUnknownMemberId : GroupError::kCoordinatorNotAvailable;
+    out.error = g == nullptr ? Errc::kUnknownMemberId : Errc::kCoordinatorNotAvailable;
     out.members.assign(members.size(), out.error);
     return out;
   }
@@ -758,11 +754,11 @@ LeaveResult GroupCoordinator::leave(const std::string& group_id,
     if (lm.instance_id) {
       auto s = g->static_members.find(*lm.instance_id);
       if (s == g->static_members.end()) {
-        out.members.push_back(GroupError::kUnknownMemberId);
+        out.members.push_back(Errc::kUnknownMemberId);
         continue;
       }
       if (!id.empty() && s->second != id) {
-        out.members.push_back(GroupError::kFencedInstanceId);
+        out.members.push_back(Errc::kFencedInstanceId);
         continue;
       }
       id = s->second;
@@ -772,17 +768,17 @@ LeaveResult GroupCoordinator::leave(const std::string& group_id,
         timers_.cancel(t->second);
         g->pending_timers.erase(t);
       }
-      out.members.push_back(GroupError::kNone);
+      out.members.push_back(Errc::kOk);
       removed = true;
       continue;
     }
     if (!g->members.count(id)) {
-      out.members.push_back(GroupError::kUnknownMemberId);
+      out.members.push_back(Errc::kUnknownMemberId);
       continue;
     }
     spdlog::info("group {}: member {} left", group_id, id);
-    remove_member(*g, id, GroupError::kUnknownMemberId);
-    out.members.push_back(GroupError::kNone);
+    remove_member(*g, id, Errc::kUnknownMemberId);
+    out.members.push_back(Errc::kOk);
     removed = true;
   }
   if (removed) {
@@ -796,45 +792,44 @@ LeaveResult GroupCoordinator::leave(const std::string& group_id,
   return out;
 }
 
-void GroupCoordinator::commit(CommitArgs args, std::function<void(std::vector<GroupError>)> done) {
-  auto all = [&](GroupError e) { done(std::vector<GroupError>(args.partitions.size(), e)); };
+void GroupCoordinator::commit(CommitArgs args, std::function<void(std::vector<Errc>)> done) {
+  auto all = [&](Errc e) { done(std::vector<Errc>(args.partitions.size(), e)); };
   if (auto e = routing_error(args.group_id)) return all(*e);
   Group* g = find(args.group_id);
   if (g == nullptr) {
     // Commits without a group (assign() users, admin tools) create an empty one.
-    if (args.generation >= 0) return all(GroupError::kIllegalGeneration);
+    if (args.generation >= 0) return all(Errc::kIllegalGeneration);
     g = &create(args.group_id);
   } else if (g->state == GroupState::kDead) {
-    return all(GroupError::kCoordinatorNotAvailable);
+    return all(Errc::kCoordinatorNotAvailable);
   } else {
     if (args.instance_id) {
       auto s = g->static_members.find(*args.instance_id);
       if (s != g->static_members.end() && s->second != args.member_id) {
-        return all(GroupError::kFencedInstanceId);
+        return all(Errc::kFencedInstanceId);
       }
     }
     bool simple = args.generation < 0 && (g->state == GroupState::kEmpty || args.txn);
     if (!simple) {
-      if (g->state == GroupState::kCompletingRebalance)
-        return all(GroupError::kRebalanceInProgress);
+      if (g->state == GroupState::kCompletingRebalance) return all(Errc::kRebalanceInProgress);
       auto it = g->members.find(args.member_id);
-      if (it == g->members.end()) return all(GroupError::kUnknownMemberId);
-      if (args.generation != g->generation) return all(GroupError::kIllegalGeneration);
+      if (it == g->members.end()) return all(Errc::kUnknownMemberId);
+      if (args.generation != g->generation) return all(Errc::kIllegalGeneration);
       schedule_heartbeat(*g, it->second);
     }
   }
-  std::vector<GroupError> results(args.partitions.size(), GroupError::kNone);
+  std::vector<Errc> results(args.partitions.size(), Errc::kOk);
   std::vector<GroupRecord> records;
   std::vector<size_t> written;
   int64_t now = clock_.now_ms();
   for (size_t i = 0; i < args.partitions.size(); ++i) {
     const auto& p = args.partitions[i];
     if (p.metadata && static_cast<int64_t>(p.metadata->size()) > config_.max_metadata_bytes) {
-      results[i] = GroupError::kOffsetMetadataTooLarge;
+      results[i] = Errc::kOffsetMetadataTooLarge;
       continue;
     }
     if (!exists_(p.topic, p.partition)) {
-      results[i] = GroupError::kUnknownTopicOrPartition;
+      results[i] = Errc::kNotFound;
       continue;
     }
     GroupRecord r;
@@ -850,7 +845,7 @@ void GroupCoordinator::commit(CommitArgs args, std::function<void(std::vector<Gr
   auto stored = [results, written, done = std::move(done)](Status st) mutable {
     if (!st) {
       for (size_t i : written)
-        results[i] = GroupError::kCoordinatorNotAvailable;
+        results[i] = Errc::kCoordinatorNotAvailable;
     }
     done(results);
   };
@@ -871,15 +866,15 @@ Result<std::vector<FetchedOffset>> GroupCoordinator::fetch_offsets(
   if (!partitions) {
     STRATA_ASSIGN_OR_RETURN(auto all, store->committed_all(group_id));
     for (auto& c : all)
-      out.push_back(FetchedOffset{c.topic, c.partition, GroupError::kNone, c.offset});
+      out.push_back(FetchedOffset{c.topic, c.partition, Errc::kOk, c.offset});
     return out;
   }
   for (const auto& tp : *partitions) {
     STRATA_ASSIGN_OR_RETURN(auto c, store->committed(group_id, tp.topic, tp.partition));
-    FetchedOffset f{tp.topic, tp.partition, GroupError::kNone, {}};
+    FetchedOffset f{tp.topic, tp.partition, Errc::kOk, {}};
     if (c) f.offset = *c;
     if (require_stable && store->pending_transactional(group_id, tp.topic, tp.partition)) {
-      f.error = GroupError::kUnstableOffsetCommit;
+      f.error = Errc::kUnstableOffsetCommit;
       f.offset = {};
     }
     out.push_back(std::move(f));
@@ -920,16 +915,14 @@ DescribedGroup GroupCoordinator::describe(const std::string& group_id) const {
   return out;
 }
 
-void GroupCoordinator::delete_group(const std::string& group_id,
-                                    std::function<void(GroupError)> done) {
+void GroupCoordinator::delete_group(const std::string& group_id, std::function<void(Errc)> done) {
   if (auto e = routing_error(group_id)) return done(*e);
   Group* g = find(group_id);
   OffsetsStore* store = store_for(group_id);
-  if (g == nullptr || g->state == GroupState::kDead) return done(GroupError::kGroupIdNotFound);
-  if (!g->members.empty() || g->state != GroupState::kEmpty)
-    return done(GroupError::kNonEmptyGroup);
+  if (g == nullptr || g->state == GroupState::kDead) return done(Errc::kGroupIdNotFound);
+  if (!g->members.empty() || g->state != GroupState::kEmpty) return done(Errc::kNonEmptyGroup);
   auto committed = store->committed_all(group_id);
-  if (!committed) return done(GroupError::kCoordinatorNotAvailable);
+  if (!committed) return done(Errc::kCoordinatorNotAvailable);
   std::vector<GroupRecord> tombstones;
   for (const auto& c : *committed) {
     GroupRecord r;
@@ -947,20 +940,20 @@ void GroupCoordinator::delete_group(const std::string& group_id,
   store->append(std::move(tombstones), [this, group_id, done = std::move(done)](Status st) {
     if (!st) {
       if (Group* grp = find(group_id)) set_state(*grp, GroupState::kEmpty);
-      return done(GroupError::kCoordinatorNotAvailable);
+      return done(Errc::kCoordinatorNotAvailable);
     }
     groups_.erase(group_id);
     spdlog::info("group {} deleted", group_id);
-    done(GroupError::kNone);
+    done(Errc::kOk);
   });
 }
 
-void GroupCoordinator::delete_offsets(
-    const std::string& group_id, const std::vector<TopicPartitionRef>& partitions,
-    std::function<void(GroupError, std::vector<GroupError>)> done) {
+void GroupCoordinator::delete_offsets(const std::string& group_id,
+                                      const std::vector<TopicPartitionRef>& partitions,
+                                      std::function<void(Errc, std::vector<Errc>)> done) {
   if (auto e = routing_error(group_id)) return done(*e, {});
   Group* g = find(group_id);
-  if (g == nullptr || g->state == GroupState::kDead) return done(GroupError::kGroupIdNotFound, {});
+  if (g == nullptr || g->state == GroupState::kDead) return done(Errc::kGroupIdNotFound, {});
   std::set<std::string> subscribed;
   if (g->protocol_type == "consumer" && g->protocol) {
     for (const auto& [id, m] : g->members) {
@@ -969,11 +962,11 @@ void GroupCoordinator::delete_offsets(
       }
     }
   }
-  std::vector<GroupError> results(partitions.size(), GroupError::kNone);
+  std::vector<Errc> results(partitions.size(), Errc::kOk);
   std::vector<GroupRecord> tombstones;
   for (size_t i = 0; i < partitions.size(); ++i) {
     if (subscribed.count(partitions[i].topic)) {
-      results[i] = GroupError::kGroupSubscribedToTopic;
+      results[i] = Errc::kGroupSubscribedToTopic;
       continue;
     }
     GroupRecord r;
@@ -983,11 +976,11 @@ void GroupCoordinator::delete_offsets(
     r.partition = partitions[i].partition;
     tombstones.push_back(std::move(r));
   }
-  if (tombstones.empty()) return done(GroupError::kNone, results);
+  if (tombstones.empty()) return done(Errc::kOk, results);
   store_for(group_id)->append(std::move(tombstones),
                               [results, done = std::move(done)](Status st) mutable {
-                                if (!st) return done(GroupError::kCoordinatorNotAvailable, {});
-                                done(GroupError::kNone, results);
+                                if (!st) return done(Errc::kCoordinatorNotAvailable, {});
+                                done(Errc::kOk, results);
                               });
 }
 

@@ -54,9 +54,9 @@ class GroupCoordinator {
 
   void join(JoinArgs args, std::function<void(JoinResult)> done);
   void sync(SyncArgs args, std::function<void(SyncResult)> done);
-  GroupError heartbeat(const HeartbeatArgs& args);
+  Errc heartbeat(const HeartbeatArgs& args);
   LeaveResult leave(const std::string& group_id, const std::vector<LeavingMember>& members);
-  void commit(CommitArgs args, std::function<void(std::vector<GroupError>)> done);
+  void commit(CommitArgs args, std::function<void(std::vector<Errc>)> done);
   // `partitions` nullopt: every committed offset of the group.
   // `require_stable`: a partition whose offset an open transaction writes
   // gets UNSTABLE_OFFSET_COMMIT (retriable) instead of the offset before it.
@@ -65,14 +65,14 @@ class GroupCoordinator {
       bool require_stable = false);
   std::vector<GroupListing> list() const;
   DescribedGroup describe(const std::string& group_id) const;
-  void delete_group(const std::string& group_id, std::function<void(GroupError)> done);
+  void delete_group(const std::string& group_id, std::function<void(Errc)> done);
   void delete_offsets(const std::string& group_id, const std::vector<TopicPartitionRef>& partitions,
-                      std::function<void(GroupError, std::vector<GroupError>)> done);
+                      std::function<void(Errc, std::vector<Errc>)> done);
   // Removes the offsets of empty groups older than offsets.retention.
   void expire_offsets();
 
   // The error every request for `group_id` gets before any work, if any.
-  std::optional<GroupError> routing_error(const std::string& group_id) const;
+  std::optional<Errc> routing_error(const std::string& group_id) const;
 
  private:
   struct Member;
@@ -97,7 +97,7 @@ class GroupCoordinator {
   std::optional<std::string> select_protocol(const Group& g) const;
   void schedule_heartbeat(Group& g, Member& m);
   void on_session_expired(const std::string& group_id, const std::string& member_id, TimerId id);
-  void remove_member(Group& g, const std::string& member_id, GroupError for_waiters);
+  void remove_member(Group& g, const std::string& member_id, Errc for_waiters);
   void store_group(Group& g, std::function<void(Status)> done);
   StoredGroup snapshot(const Group& g) const;
   void set_state(Group& g, GroupState s);

@@ -135,8 +135,8 @@ class GroupCoordinatorTest : public ::testing::Test {
     return slot;
   }
 
-  GroupError heartbeat(const std::string& member, int32_t generation,
-                       std::optional<std::string> instance = std::nullopt) {
+  Errc heartbeat(const std::string& member, int32_t generation,
+                 std::optional<std::string> instance = std::nullopt) {
     return gc_->heartbeat(HeartbeatArgs{kGroup, generation, member, std::move(instance)});
   }
 
@@ -146,7 +146,7 @@ class GroupCoordinatorTest : public ::testing::Test {
       std::vector<GroupProtocol> protocols = {{"range", bytes("meta")}}) {
     auto first = join(join_args("", std::nullopt, protocols));
     EXPECT_TRUE(first->has_value());
-    EXPECT_EQ((*first)->error, GroupError::kMemberIdRequired);
+    EXPECT_EQ((*first)->error, Errc::kMemberIdRequired);
     std::string id = (*first)->member_id;
     EXPECT_FALSE(id.empty());
     return {join(join_args(id, std::nullopt, protocols)), id};
@@ -176,7 +176,7 @@ TEST_F(GroupCoordinatorTest, FirstMemberWaitsTheInitialDelayThenLeadsAndSyncs) {
   timers_.advance(1);
   ASSERT_TRUE(joined->has_value());
   const auto& r = **joined;
-  EXPECT_EQ(r.error, GroupError::kNone);
+  EXPECT_EQ(r.error, Errc::kOk);
   EXPECT_EQ(r.generation, 1);
   EXPECT_EQ(r.leader, id);
   EXPECT_EQ(r.member_id, id);
@@ -187,14 +187,14 @@ TEST_F(GroupCoordinatorTest, FirstMemberWaitsTheInitialDelayThenLeadsAndSyncs) {
 
   auto synced = sync(id, 1, {{id, bytes("assignment")}});
   ASSERT_TRUE(synced->has_value());
-  EXPECT_EQ((*synced)->error, GroupError::kNone);
+  EXPECT_EQ((*synced)->error, Errc::kOk);
   EXPECT_EQ((*synced)->assignment, bytes("assignment"));
   EXPECT_EQ(state(), GroupState::kStable);
   // The group metadata was persisted with the generation and assignment.
   ASSERT_TRUE(store_.metadata.count(kGroup));
   EXPECT_EQ(store_.metadata[kGroup].generation, 1);
   EXPECT_EQ(store_.metadata[kGroup].members.at(0).assignment, bytes("assignment"));
-  EXPECT_EQ(heartbeat(id, 1), GroupError::kNone);
+  EXPECT_EQ(heartbeat(id, 1), Errc::kOk);
 }
 
 TEST_F(GroupCoordinatorTest,
@@ -259,8 +259,8 @@ TEST_F(StableGroup, ASilentMemberIsRemovedAfterItsSessionTimeoutAndTheOthersReba
   EXPECT_EQ(state(), GroupState::kStable);
   keep_alive_for(2000, ids_[2]);
   EXPECT_EQ(state(), GroupState::kPreparingRebalance);
-  EXPECT_EQ(heartbeat(ids_[0], generation_), GroupError::kRebalanceInProgress);
-  EXPECT_EQ(heartbeat(ids_[2], generation_), GroupError::kUnknownMemberId);
+  EXPECT_EQ(heartbeat(ids_[0], generation_), Errc::kRebalanceInProgress);
+  EXPECT_EQ(heartbeat(ids_[2], generation_), Errc::kUnknownMemberId);
   auto j0 = join(join_args(ids_[0]));
   auto j1 = join(join_args(ids_[1]));
   // Everyone still in the group rejoined: the rebalance completes at once.
@@ -271,9 +271,9 @@ TEST_F(StableGroup, ASilentMemberIsRemovedAfterItsSessionTimeoutAndTheOthersReba
 
 TEST_F(StableGroup, LeavingTriggersAnImmediateRebalance) {
   auto r = gc_->leave(kGroup, {{ids_[1], std::nullopt}});
-  EXPECT_EQ(r.error, GroupError::kNone);
+  EXPECT_EQ(r.error, Errc::kOk);
   EXPECT_EQ(state(), GroupState::kPreparingRebalance);
-  EXPECT_EQ(heartbeat(ids_[1], generation_), GroupError::kUnknownMemberId);
+  EXPECT_EQ(heartbeat(ids_[1], generation_), Errc::kUnknownMemberId);
   auto j0 = join(join_args(ids_[0]));
   auto j2 = join(join_args(ids_[2]));
   ASSERT_TRUE(j0->has_value() && j2->has_value());
@@ -286,7 +286,7 @@ TEST_F(StableGroup, MembersThatDoNotRejoinAreDroppedAtTheRebalanceTimeout) {
   // Member 2 keeps heartbeating (and hears about the rebalance) but never
   // rejoins: the rebalance waits for it until the rebalance timeout.
   for (int s = 0; s < 29; ++s) {
-    EXPECT_EQ(heartbeat(ids_[2], generation_), GroupError::kRebalanceInProgress);
+    EXPECT_EQ(heartbeat(ids_[2], generation_), Errc::kRebalanceInProgress);
     timers_.advance(1000);
   }
   timers_.advance(999);
@@ -299,38 +299,38 @@ TEST_F(StableGroup, MembersThatDoNotRejoinAreDroppedAtTheRebalanceTimeout) {
 }
 
 TEST_F(StableGroup, ProtocolMisuseGetsKafkasErrors) {
-  EXPECT_EQ(heartbeat(ids_[0], generation_ + 5), GroupError::kIllegalGeneration);
-  EXPECT_EQ(heartbeat("nobody", generation_), GroupError::kUnknownMemberId);
-  EXPECT_EQ((*sync("nobody", generation_))->error, GroupError::kUnknownMemberId);
-  EXPECT_EQ((*sync(ids_[1], generation_ - 1))->error, GroupError::kIllegalGeneration);
+  EXPECT_EQ(heartbeat(ids_[0], generation_ + 5), Errc::kIllegalGeneration);
+  EXPECT_EQ(heartbeat("nobody", generation_), Errc::kUnknownMemberId);
+  EXPECT_EQ((*sync("nobody", generation_))->error, Errc::kUnknownMemberId);
+  EXPECT_EQ((*sync(ids_[1], generation_ - 1))->error, Errc::kIllegalGeneration);
   auto bad_timeout = join_args();
   bad_timeout.session_timeout_ms = 1000;
-  EXPECT_EQ((*join(bad_timeout))->error, GroupError::kInvalidSessionTimeout);
+  EXPECT_EQ((*join(bad_timeout))->error, Errc::kInvalidSessionTimeout);
   auto other_protocol = join_args("", std::nullopt, {{"roundrobin", bytes("x")}});
-  EXPECT_EQ((*join(other_protocol))->error, GroupError::kInconsistentGroupProtocol);
+  EXPECT_EQ((*join(other_protocol))->error, Errc::kInconsistentGroupProtocol);
   auto other_type = join_args();
   other_type.protocol_type = "connect";
-  EXPECT_EQ((*join(other_type))->error, GroupError::kInconsistentGroupProtocol);
-  EXPECT_EQ((*join(join_args("unknown-member")))->error, GroupError::kUnknownMemberId);
+  EXPECT_EQ((*join(other_type))->error, Errc::kInconsistentGroupProtocol);
+  EXPECT_EQ((*join(join_args("unknown-member")))->error, Errc::kUnknownMemberId);
 
   CommitArgs stale;
   stale.group_id = kGroup;
   stale.generation = generation_ - 1;
   stale.member_id = ids_[0];
   stale.partitions = {{"t", 0, 5, -1, std::nullopt}};
-  std::vector<GroupError> errs;
-  gc_->commit(stale, [&](std::vector<GroupError> e) { errs = e; });
-  EXPECT_EQ(errs, std::vector<GroupError>{GroupError::kIllegalGeneration});
+  std::vector<Errc> errs;
+  gc_->commit(stale, [&](std::vector<Errc> e) { errs = e; });
+  EXPECT_EQ(errs, std::vector<Errc>{Errc::kIllegalGeneration});
   CommitArgs simple;  // assign()-style commit into a group with members
   simple.group_id = kGroup;
   simple.partitions = stale.partitions;
-  gc_->commit(simple, [&](std::vector<GroupError> e) { errs = e; });
-  EXPECT_EQ(errs, std::vector<GroupError>{GroupError::kUnknownMemberId});
+  gc_->commit(simple, [&](std::vector<Errc> e) { errs = e; });
+  EXPECT_EQ(errs, std::vector<Errc>{Errc::kUnknownMemberId});
 
   // During a rebalance: heartbeats and syncs say so; the group stays whole.
   gc_->leave(kGroup, {{ids_[2], std::nullopt}});
-  EXPECT_EQ(heartbeat(ids_[0], generation_), GroupError::kRebalanceInProgress);
-  EXPECT_EQ((*sync(ids_[0], generation_))->error, GroupError::kRebalanceInProgress);
+  EXPECT_EQ(heartbeat(ids_[0], generation_), Errc::kRebalanceInProgress);
+  EXPECT_EQ((*sync(ids_[0], generation_))->error, Errc::kRebalanceInProgress);
   EXPECT_EQ(gc_->describe(kGroup).members.size(), 2u);
 }
 
@@ -342,10 +342,9 @@ TEST_F(StableGroup, CommitsAreStoredAndFetchedAndCheckedPerPartition) {
   c.partitions = {{"t", 0, 42, 3, std::string("meta")},
                   {"missing", 0, 1, -1, std::nullopt},
                   {"t", 1, 7, -1, std::string(5000, 'm')}};
-  std::vector<GroupError> errs;
-  gc_->commit(c, [&](std::vector<GroupError> e) { errs = e; });
-  EXPECT_EQ(errs, (std::vector<GroupError>{GroupError::kNone, GroupError::kUnknownTopicOrPartition,
-                                           GroupError::kOffsetMetadataTooLarge}));
+  std::vector<Errc> errs;
+  gc_->commit(c, [&](std::vector<Errc> e) { errs = e; });
+  EXPECT_EQ(errs, (std::vector<Errc>{Errc::kOk, Errc::kNotFound, Errc::kOffsetMetadataTooLarge}));
   auto fetched =
       gc_->fetch_offsets(kGroup, std::vector<TopicPartitionRef>{{"t", 0}, {"t", 1}}).value();
   ASSERT_EQ(fetched.size(), 2u);
@@ -379,7 +378,7 @@ TEST_F(StableGroup,
   // The follower's process restarts: a new JoinGroup with no member id.
   auto back = join(join_args("", follower_instance));
   ASSERT_TRUE(back->has_value());
-  EXPECT_EQ((*back)->error, GroupError::kNone);
+  EXPECT_EQ((*back)->error, Errc::kOk);
   EXPECT_EQ((*back)->generation, gen);  // no new generation
   EXPECT_NE((*back)->member_id, follower);
   EXPECT_EQ(state(), GroupState::kStable);
@@ -387,15 +386,15 @@ TEST_F(StableGroup,
   ASSERT_TRUE(s->has_value());
   EXPECT_EQ((*s)->assignment, follower_assignment);
   // The old incarnation is fenced; the leader carries on undisturbed.
-  EXPECT_EQ(heartbeat(follower, gen, follower_instance), GroupError::kFencedInstanceId);
-  EXPECT_EQ(heartbeat(leader, gen), GroupError::kNone);
+  EXPECT_EQ(heartbeat(follower, gen, follower_instance), Errc::kFencedInstanceId);
+  EXPECT_EQ(heartbeat(leader, gen), Errc::kOk);
   // Its JoinGroup with the old id is fenced too (not UNKNOWN_MEMBER_ID, which
   // would make it rejoin and take the instance back), and nothing moves.
   auto stale = join(join_args(follower, follower_instance));
   ASSERT_TRUE(stale->has_value());
-  EXPECT_EQ((*stale)->error, GroupError::kFencedInstanceId);
+  EXPECT_EQ((*stale)->error, Errc::kFencedInstanceId);
   EXPECT_EQ(state(), GroupState::kStable);
-  EXPECT_EQ(heartbeat((*back)->member_id, gen, follower_instance), GroupError::kNone);
+  EXPECT_EQ(heartbeat((*back)->member_id, gen, follower_instance), Errc::kOk);
 }
 
 TEST_F(GroupCoordinatorTest,
@@ -422,7 +421,7 @@ TEST_F(GroupCoordinatorTest,
   // other owned partitions. No rebalance; it leads the same generation.
   auto back = join(join_args("", "instance-a", {{"range", meta({"t2", "t1"}, 9)}}));
   ASSERT_TRUE(back->has_value());
-  EXPECT_EQ((*back)->error, GroupError::kNone);
+  EXPECT_EQ((*back)->error, Errc::kOk);
   EXPECT_EQ((*back)->generation, gen);
   std::string new_a = (*back)->member_id;
   EXPECT_NE(new_a, ida);
@@ -432,18 +431,18 @@ TEST_F(GroupCoordinatorTest,
   // Its SyncGroup may carry a fresh assignment; a stable group keeps its own.
   auto s = sync(new_a, gen, {{new_a, bytes("X")}, {idb, bytes("Y")}});
   ASSERT_TRUE(s->has_value());
-  EXPECT_EQ((*s)->error, GroupError::kNone);
+  EXPECT_EQ((*s)->error, Errc::kOk);
   EXPECT_EQ((*s)->assignment, bytes("A"));
   auto sb = sync(idb, gen);
   ASSERT_TRUE(sb->has_value());
   EXPECT_EQ((*sb)->assignment, bytes("B"));
-  EXPECT_EQ(heartbeat(idb, gen), GroupError::kNone);
-  EXPECT_EQ(heartbeat(ida, gen, "instance-a"), GroupError::kFencedInstanceId);
+  EXPECT_EQ(heartbeat(idb, gen), Errc::kOk);
+  EXPECT_EQ(heartbeat(ida, gen, "instance-a"), Errc::kFencedInstanceId);
 
   // Restarted again subscribing to another topic: that needs a rebalance.
   auto changed = join(join_args("", "instance-a", {{"range", meta({"t1", "t3"}, 0)}}));
   EXPECT_EQ(state(), GroupState::kPreparingRebalance);
-  EXPECT_EQ(heartbeat(idb, gen), GroupError::kRebalanceInProgress);
+  EXPECT_EQ(heartbeat(idb, gen), Errc::kRebalanceInProgress);
   auto rejoin_b = join(join_args(idb, "instance-b", {{"range", meta({"t1", "t2"}, 2)}}));
   settle();
   ASSERT_TRUE(changed->has_value());
@@ -484,29 +483,29 @@ TEST_F(GroupCoordinatorTest, SimpleCommitsCreateAnEmptyGroupThatCanBeDeleted) {
   CommitArgs c;
   c.group_id = kGroup;
   c.partitions = {{"t", 3, 100, -1, std::nullopt}};
-  std::vector<GroupError> errs;
-  gc_->commit(c, [&](std::vector<GroupError> e) { errs = e; });
-  EXPECT_EQ(errs, std::vector<GroupError>{GroupError::kNone});
+  std::vector<Errc> errs;
+  gc_->commit(c, [&](std::vector<Errc> e) { errs = e; });
+  EXPECT_EQ(errs, std::vector<Errc>{Errc::kOk});
   EXPECT_EQ(state(), GroupState::kEmpty);
   EXPECT_EQ(gc_->fetch_offsets(kGroup, std::nullopt).value().at(0).offset.offset, 100);
   c.generation = 5;  // a generation for a group with no members
   c.member_id = "someone";
-  gc_->commit(c, [&](std::vector<GroupError> e) { errs = e; });
-  EXPECT_EQ(errs, std::vector<GroupError>{GroupError::kUnknownMemberId});
+  gc_->commit(c, [&](std::vector<Errc> e) { errs = e; });
+  EXPECT_EQ(errs, std::vector<Errc>{Errc::kUnknownMemberId});
 
-  GroupError deleted = GroupError::kUnknownMemberId;
-  gc_->delete_group(kGroup, [&](GroupError e) { deleted = e; });
-  EXPECT_EQ(deleted, GroupError::kNone);
+  Errc deleted = Errc::kUnknownMemberId;
+  gc_->delete_group(kGroup, [&](Errc e) { deleted = e; });
+  EXPECT_EQ(deleted, Errc::kOk);
   EXPECT_TRUE(store_.offsets.empty());
   EXPECT_EQ(state(), GroupState::kDead);
-  gc_->delete_group(kGroup, [&](GroupError e) { deleted = e; });
-  EXPECT_EQ(deleted, GroupError::kGroupIdNotFound);
+  gc_->delete_group(kGroup, [&](Errc e) { deleted = e; });
+  EXPECT_EQ(deleted, Errc::kGroupIdNotFound);
 }
 
 TEST_F(StableGroup, AGroupWithMembersCannotBeDeletedAndSubscribedOffsetsStay) {
-  GroupError deleted = GroupError::kNone;
-  gc_->delete_group(kGroup, [&](GroupError e) { deleted = e; });
-  EXPECT_EQ(deleted, GroupError::kNonEmptyGroup);
+  Errc deleted = Errc::kOk;
+  gc_->delete_group(kGroup, [&](Errc e) { deleted = e; });
+  EXPECT_EQ(deleted, Errc::kNonEmptyGroup);
 }
 
 TEST_F(GroupCoordinatorTest, OffsetDeleteRefusesTopicsTheGroupSubscribesTo) {
@@ -518,16 +517,15 @@ TEST_F(GroupCoordinatorTest, OffsetDeleteRefusesTopicsTheGroupSubscribesTo) {
   c.generation = (*j)->generation;
   c.member_id = id;
   c.partitions = {{"orders", 0, 1, -1, std::nullopt}, {"old", 0, 2, -1, std::nullopt}};
-  gc_->commit(c, [](std::vector<GroupError>) {});
-  GroupError top = GroupError::kUnknownMemberId;
-  std::vector<GroupError> per;
-  gc_->delete_offsets(kGroup, {{"orders", 0}, {"old", 0}},
-                      [&](GroupError e, std::vector<GroupError> p) {
-                        top = e;
-                        per = p;
-                      });
-  EXPECT_EQ(top, GroupError::kNone);
-  EXPECT_EQ(per, (std::vector<GroupError>{GroupError::kGroupSubscribedToTopic, GroupError::kNone}));
+  gc_->commit(c, [](std::vector<Errc>) {});
+  Errc top = Errc::kUnknownMemberId;
+  std::vector<Errc> per;
+  gc_->delete_offsets(kGroup, {{"orders", 0}, {"old", 0}}, [&](Errc e, std::vector<Errc> p) {
+    top = e;
+    per = p;
+  });
+  EXPECT_EQ(top, Errc::kOk);
+  EXPECT_EQ(per, (std::vector<Errc>{Errc::kGroupSubscribedToTopic, Errc::kOk}));
   EXPECT_EQ(gc_->fetch_offsets(kGroup, std::nullopt).value().size(), 1u);
 }
 
@@ -535,7 +533,7 @@ TEST_F(GroupCoordinatorTest, OffsetsOfEmptyGroupsExpireAfterTheRetention) {
   CommitArgs c;
   c.group_id = kGroup;
   c.partitions = {{"t", 0, 1, -1, std::nullopt}};
-  gc_->commit(c, [](std::vector<GroupError>) {});
+  gc_->commit(c, [](std::vector<Errc>) {});
   clock_.advance_ms(config_.offsets_retention_ms - 1);
   gc_->expire_offsets();
   EXPECT_EQ(store_.offsets.size(), 1u);
@@ -551,11 +549,11 @@ TEST_F(StableGroup, AfterARestartOffsetsAndGenerationSurviveAndMembersMustRejoin
   c.generation = generation_;
   c.member_id = ids_[0];
   c.partitions = {{"t", 2, 77, -1, std::nullopt}};
-  gc_->commit(c, [](std::vector<GroupError>) {});
+  gc_->commit(c, [](std::vector<Errc>) {});
   auto loaded = store_.groups().value();
   reset(loaded);  // a new coordinator over the same store, as after a restart
   EXPECT_EQ(state(), GroupState::kEmpty);
-  EXPECT_EQ(heartbeat(ids_[0], generation_), GroupError::kUnknownMemberId);
+  EXPECT_EQ(heartbeat(ids_[0], generation_), Errc::kUnknownMemberId);
   EXPECT_EQ(gc_->fetch_offsets(kGroup, std::nullopt).value().at(0).offset.offset, 77);
   auto [j, id] = join_new();
   timers_.advance(config_.initial_rebalance_delay_ms);
@@ -565,8 +563,8 @@ TEST_F(StableGroup, AfterARestartOffsetsAndGenerationSurviveAndMembersMustRejoin
 
 TEST_F(GroupCoordinatorTest, UnhostedPartitionsAnswerLoadInProgress) {
   gc_->unhost(offsets_partition_for(kGroup));
-  EXPECT_EQ((*join(join_args()))->error, GroupError::kCoordinatorLoadInProgress);
-  EXPECT_EQ(heartbeat("x", 1), GroupError::kCoordinatorLoadInProgress);
+  EXPECT_EQ((*join(join_args()))->error, Errc::kCoordinatorLoadInProgress);
+  EXPECT_EQ(heartbeat("x", 1), Errc::kCoordinatorLoadInProgress);
 }
 
 TEST(GroupRecords, PartitionsMatchKafkasHashing) {

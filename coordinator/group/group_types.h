@@ -1,7 +1,7 @@
-// The vocabulary of the group coordinator: its errors (numbered as Kafka's,
-// so the server passes them through), states, configuration, and the
-// arguments and results of each group operation — independent of the wire
-// versions the server decodes them from.
+// The vocabulary of the group coordinator: its states, configuration, and
+// the arguments and results of each group operation — independent of the
+// wire versions the server decodes them from. Its errors are Errc values
+// (base/error.h), which the server maps to Kafka's codes.
 #pragma once
 
 #include <cstdint>
@@ -10,30 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "coordinator/group/group_records.h"
 
 namespace strata::coordinator {
-
-enum class GroupError : int16_t {
-  kNone = 0,
-  kUnknownTopicOrPartition = 3,
-  kOffsetMetadataTooLarge = 12,
-  kCoordinatorLoadInProgress = 14,
-  kCoordinatorNotAvailable = 15,
-  kNotCoordinator = 16,
-  kIllegalGeneration = 22,
-  kInconsistentGroupProtocol = 23,
-  kInvalidGroupId = 24,
-  kUnknownMemberId = 25,
-  kInvalidSessionTimeout = 26,
-  kRebalanceInProgress = 27,
-  kNonEmptyGroup = 68,
-  kGroupIdNotFound = 69,
-  kMemberIdRequired = 79,
-  kFencedInstanceId = 82,
-  kGroupSubscribedToTopic = 86,
-  kUnstableOffsetCommit = 88,
-};
 
 enum class GroupState { kEmpty, kPreparingRebalance, kCompletingRebalance, kStable, kDead };
 // "Empty", "PreparingRebalance", ... as DescribeGroups and ListGroups show them.
@@ -74,7 +54,7 @@ struct JoinedMember {
 };
 
 struct JoinResult {
-  GroupError error = GroupError::kNone;
+  Errc error = Errc::kOk;
   int32_t generation = -1;
   std::string protocol_type;
   std::optional<std::string> protocol;
@@ -94,7 +74,7 @@ struct SyncArgs {
 };
 
 struct SyncResult {
-  GroupError error = GroupError::kNone;
+  Errc error = Errc::kOk;
   std::string protocol_type;
   std::optional<std::string> protocol;
   Bytes assignment;
@@ -113,8 +93,8 @@ struct LeavingMember {
 };
 
 struct LeaveResult {
-  GroupError error = GroupError::kNone;  // for the whole request
-  std::vector<GroupError> members;       // one per leaving member
+  Errc error = Errc::kOk;     // for the whole request
+  std::vector<Errc> members;  // one per leaving member
 };
 
 struct CommitPartition {
@@ -144,7 +124,7 @@ struct CommitArgs {
 struct FetchedOffset {
   std::string topic;
   int32_t partition = 0;
-  GroupError error = GroupError::kNone;
+  Errc error = Errc::kOk;
   CommittedOffset offset;  // offset -1 when none is committed
 };
 
@@ -164,7 +144,7 @@ struct DescribedMember {
 };
 
 struct DescribedGroup {
-  GroupError error = GroupError::kNone;
+  Errc error = Errc::kOk;
   std::string group_id;
   GroupState state = GroupState::kDead;
   std::string protocol_type;

@@ -72,16 +72,16 @@ TxnCoordinator::Entry* TxnCoordinator::live(const std::string& id, uint64_t gene
   return &it->second;
 }
 
-std::optional<TxnError> TxnCoordinator::routing_error(const std::string& id) const {
-  if (hosted_.count(txn_partition_for(id)) == 0) return TxnError::kNotCoordinator;
+std::optional<Errc> TxnCoordinator::routing_error(const std::string& id) const {
+  if (hosted_.count(txn_partition_for(id)) == 0) return Errc::kNotCoordinator;
   return std::nullopt;
 }
 
 void TxnCoordinator::write(const std::string& id, TxnMetadata next,
-                           std::function<void(TxnError)> done) {
+                           std::function<void(Errc)> done) {
   int32_t partition = txn_partition_for(id);
   auto h = hosted_.find(partition);
-  if (h == hosted_.end()) return done(TxnError::kNotCoordinator);
+  if (h == hosted_.end()) return done(Errc::kNotCoordinator);
   auto& entry = txns_[id];
   entry.partition = partition;
   entry.writing = true;
@@ -90,15 +90,15 @@ void TxnCoordinator::write(const std::string& id, TxnMetadata next,
       id, next, [this, id, next, generation, done = std::move(done), alive = alive_](Status st) {
         if (!*alive) return;
         Entry* e = live(id, generation);
-        if (e == nullptr) return done(TxnError::kNotCoordinator);
+        if (e == nullptr) return done(Errc::kNotCoordinator);
         e->writing = false;
         if (!st) {
           spdlog::warn("transactional id '{}': writing its state: {}", id, st.error().to_string());
           if (!e->meta) txns_.erase(id);
-          return done(TxnError::kCoordinatorNotAvailable);
+          return done(Errc::kCoordinatorNotAvailable);
         }
         e->meta = next;
-        done(TxnError::kNone);
+        done(Errc::kOk);
         resume_parked(id);
       });
 }
@@ -117,7 +117,7 @@ void TxnCoordinator::init_producer(const std::string& id, int32_t timeout_ms,
                                    std::function<void(InitResult)> done) {
   if (auto e = routing_error(id)) return done({*e});
   auto it = txns_.find(id);
-  if (it != txns_.end() && it->second.writing) return done({TxnError::kConcurrentTransactions});
+  if (it != txns_.end() && it->second.writing) return done({Errc::kConcurrentTransactions});
   std::optional<TxnMetadata> current;
   if (it != txns_.end()) current = it->second.meta;
   if (current && expected && expected->producer_id == current->producer_id &&
@@ -125,28 +125,28 @@ void TxnCoordinator::init_producer(const std::string& id, int32_t timeout_ms,
       current->state != TxnState::kOngoing) {
     // A retry of the InitProducerId that made the current epoch (its answer
     // was lost): the same answer again, not another bump (KIP-360).
-    return done({TxnError::kNone, current->producer_id, current->producer_epoch});
+    return done({Errc::kOk, current->producer_id, current->producer_epoch});
   }
   auto d = coordinator::init_producer(current, timeout_ms, config_.max_timeout_ms, clock_.now_ms(),
                                       expected);
-  if (d.error == TxnError::kConcurrentTransactions && d.next) {
+  if (d.error == Errc::kConcurrentTransactions && d.next) {
     // A transaction in progress: abort it (its producer is fenced by the
     // bumped epoch); the client retries once the abort is complete.
-    write(id, *d.next, [this, id](TxnError e) {
-      if (e == TxnError::kNone) finish(id);
+    write(id, *d.next, [this, id](Errc e) {
+      if (e == Errc::kOk) finish(id);
     });
-    return done({TxnError::kConcurrentTransactions});
+    return done({Errc::kConcurrentTransactions});
   }
-  if (d.error != TxnError::kNone) return done({d.error});
+  if (d.error != Errc::kOk) return done({d.error});
   std::optional<int16_t> previous;
   if (current && d.next && current->producer_id == d.next->producer_id) {
     previous = current->producer_epoch;
   }
   auto commit = [this, id, done, previous](TxnMetadata next) {
-    write(id, next, [this, id, next, done, previous](TxnError e) {
-      if (e != TxnError::kNone) return done({e});
+    write(id, next, [this, id, next, done, previous](Errc e) {
+      if (e != Errc::kOk) return done({e});
       if (auto it = txns_.find(id); it != txns_.end()) it->second.last_epoch = previous;
-      done({TxnError::kNone, next.producer_id, next.producer_epoch});
+      done({Errc::kOk, next.producer_id, next.producer_epoch});
     });
   };
   if (!d.new_producer_id) return commit(*d.next);
@@ -159,11 +159,11 @@ void TxnCoordinator::init_producer(const std::string& id, int32_t timeout_ms,
              alive = alive_](Result<int64_t> pid) mutable {
     if (!*alive) return;
     Entry* e = live(id, generation);
-    if (e == nullptr) return done({TxnError::kNotCoordinator});
+    if (e == nullptr) return done({Errc::kNotCoordinator});
     e->writing = false;
     if (!pid) {
       if (!e->meta) txns_.erase(id);
-      return done({TxnError::kCoordinatorNotAvailable});
+      return done({Errc::kCoordinatorNotAvailable});
     }
     next.producer_id = *pid;
     commit(next);
@@ -172,14 +172,14 @@ void TxnCoordinator::init_producer(const std::string& id, int32_t timeout_ms,
 
 void TxnCoordinator::add_partitions(const std::string& id, int64_t producer_id, int16_t epoch,
                                     std::vector<TxnPartition> partitions,
-                                    std::function<void(TxnError)> done) {
+                                    std::function<void(Errc)> done) {
   if (auto e = routing_error(id)) return done(*e);
   auto it = txns_.find(id);
-  if (it == txns_.end() || !it->second.meta) return done(TxnError::kInvalidProducerIdMapping);
+  if (it == txns_.end() || !it->second.meta) return done(Errc::kInvalidProducerIdMapping);
   const auto& m = *it->second.meta;
   // A fenced producer learns it first, whatever is in flight (as Kafka's
   // coordinator checks the producer before anything else).
-  if (auto e = check_producer(m, producer_id, epoch); e != TxnError::kNone) return done(e);
+  if (auto e = check_producer(m, producer_id, epoch); e != Errc::kOk) return done(e);
   if (it->second.writing) {
     if (preparing(m.state) && it->second.parked.size() < kMaxParked) {
       // The producer's next transaction, while the last one's markers are
@@ -190,40 +190,40 @@ void TxnCoordinator::add_partitions(const std::string& id, int64_t producer_id, 
       });
       return;
     }
-    return done(TxnError::kConcurrentTransactions);
+    return done(Errc::kConcurrentTransactions);
   }
   auto d = coordinator::add_partitions(m, producer_id, epoch, partitions, clock_.now_ms());
-  if (d.error != TxnError::kNone || !d.next) return done(d.error);
+  if (d.error != Errc::kOk || !d.next) return done(d.error);
   write(id, *d.next, std::move(done));
 }
 
-TxnError TxnCoordinator::verify(const std::string& id, int64_t producer_id, int16_t epoch,
-                                const TxnPartition& partition) const {
+Errc TxnCoordinator::verify(const std::string& id, int64_t producer_id, int16_t epoch,
+                            const TxnPartition& partition) const {
   if (auto e = routing_error(id)) return *e;
   auto it = txns_.find(id);
-  if (it == txns_.end() || !it->second.meta) return TxnError::kInvalidProducerIdMapping;
+  if (it == txns_.end() || !it->second.meta) return Errc::kInvalidProducerIdMapping;
   const auto& m = *it->second.meta;
-  if (m.producer_id != producer_id) return TxnError::kInvalidProducerIdMapping;
-  if (m.producer_epoch != epoch) return TxnError::kProducerFenced;
+  if (m.producer_id != producer_id) return Errc::kInvalidProducerIdMapping;
+  if (m.producer_epoch != epoch) return Errc::kProducerFenced;
   if (m.state != TxnState::kOngoing || m.partitions.count(partition) == 0) {
-    return TxnError::kInvalidTxnState;
+    return Errc::kInvalidTxnState;
   }
-  return TxnError::kNone;
+  return Errc::kOk;
 }
 
 void TxnCoordinator::end_txn(const std::string& id, int64_t producer_id, int16_t epoch, bool commit,
-                             std::function<void(TxnError)> done) {
+                             std::function<void(Errc)> done) {
   if (auto e = routing_error(id)) return done(*e);
   auto it = txns_.find(id);
-  if (it == txns_.end() || !it->second.meta) return done(TxnError::kInvalidProducerIdMapping);
+  if (it == txns_.end() || !it->second.meta) return done(Errc::kInvalidProducerIdMapping);
   const auto& m = *it->second.meta;
-  if (auto e = check_producer(m, producer_id, epoch); e != TxnError::kNone) return done(e);
-  if (it->second.writing) return done(TxnError::kConcurrentTransactions);
+  if (auto e = check_producer(m, producer_id, epoch); e != Errc::kOk) return done(e);
+  if (it->second.writing) return done(Errc::kConcurrentTransactions);
   auto d = coordinator::end_txn(m, producer_id, epoch, commit, clock_.now_ms());
-  if (d.error != TxnError::kNone || !d.next) return done(d.error);
-  write(id, *d.next, [this, id, done = std::move(done)](TxnError e) {
+  if (d.error != Errc::kOk || !d.next) return done(d.error);
+  write(id, *d.next, [this, id, done = std::move(done)](Errc e) {
     done(e);
-    if (e == TxnError::kNone) finish(id);
+    if (e == Errc::kOk) finish(id);
   });
 }
 
@@ -277,8 +277,8 @@ void TxnCoordinator::complete_txn(const std::string& id, uint64_t generation) {
   if (e == nullptr) return;
   // Every partition has its marker: the transaction is complete.
   e->writing = false;
-  write(id, complete(*e->meta, clock_.now_ms()), [this, id, generation](TxnError err) {
-    if (err == TxnError::kNone || err == TxnError::kNotCoordinator) return;
+  write(id, complete(*e->meta, clock_.now_ms()), [this, id, generation](Errc err) {
+    if (err == Errc::kOk || err == Errc::kNotCoordinator) return;
     // Still Prepare*, markers all written: try the completion again later
     // (and only it), holding the id meanwhile.
     if (Entry* e = live(id, generation)) e->writing = true;
@@ -298,8 +298,8 @@ void TxnCoordinator::abort_expired() {
   for (auto& [id, next] : expired) {
     spdlog::info("transactional id '{}': aborting its transaction, older than its timeout of {} ms",
                  id, next.timeout_ms);
-    write(id, std::move(next), [this, id](TxnError e) {
-      if (e == TxnError::kNone) finish(id);
+    write(id, std::move(next), [this, id](Errc e) {
+      if (e == Errc::kOk) finish(id);
     });
   }
 }

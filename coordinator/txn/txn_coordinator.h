@@ -14,7 +14,7 @@
 //
 //   TxnCoordinator tc(clock, timers, config, allocate_id, write_markers);
 //   tc.host(partition, &store, coordinator_epoch, store.all().value());
-//   tc.end_txn(id, pid, epoch, /*commit=*/true, [](TxnError e) { ... });
+//   tc.end_txn(id, pid, epoch, /*commit=*/true, [](Errc e) { ... });
 //
 // Thread-safety: one shard; every callback runs on it (possibly inside the
 // call, when the answer is immediate).
@@ -80,7 +80,7 @@ class TxnCoordinator {
   bool hosts(int32_t partition) const { return hosted_.count(partition) != 0; }
 
   struct InitResult {
-    TxnError error = TxnError::kNone;
+    Errc error = Errc::kOk;
     int64_t producer_id = -1;
     int16_t producer_epoch = -1;
   };
@@ -93,14 +93,14 @@ class TxnCoordinator {
   // only after retry.backoff.ms, and an abort then fails, librdkafka issue
   // #4849).
   void add_partitions(const std::string& transactional_id, int64_t producer_id, int16_t epoch,
-                      std::vector<TxnPartition> partitions, std::function<void(TxnError)> done);
+                      std::vector<TxnPartition> partitions, std::function<void(Errc)> done);
   // KIP-890's check before a transactional write: kNone if `partition` is in
   // the transaction the producer (id, epoch) has in progress.
-  TxnError verify(const std::string& transactional_id, int64_t producer_id, int16_t epoch,
-                  const TxnPartition& partition) const;
+  Errc verify(const std::string& transactional_id, int64_t producer_id, int16_t epoch,
+              const TxnPartition& partition) const;
   // EndTxn: answered once the Prepare state is written; the markers follow.
   void end_txn(const std::string& transactional_id, int64_t producer_id, int16_t epoch, bool commit,
-               std::function<void(TxnError)> done);
+               std::function<void(Errc)> done);
 
   // DescribeTransactions: the id's metadata, or the error routing it gets
   // (kTransactionalIdNotFound as nullopt with kNone).
@@ -113,7 +113,7 @@ class TxnCoordinator {
 
   // The error every request for `transactional_id` gets before any work:
   // NOT_COORDINATOR where its partition is not hosted here.
-  std::optional<TxnError> routing_error(const std::string& transactional_id) const;
+  std::optional<Errc> routing_error(const std::string& transactional_id) const;
 
  private:
   struct Entry {
@@ -135,7 +135,7 @@ class TxnCoordinator {
   };
 
   // Writes `next` for `id` and applies it; `done` with kNone once applied.
-  void write(const std::string& id, TxnMetadata next, std::function<void(TxnError)> done);
+  void write(const std::string& id, TxnMetadata next, std::function<void(Errc)> done);
   // Writes the markers of the Prepare state `id` is in, then completes it.
   void finish(const std::string& id);
   void send_markers(const std::string& id, uint64_t generation, std::vector<TxnPartition> left);

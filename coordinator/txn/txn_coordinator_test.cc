@@ -79,18 +79,18 @@ class TxnCoordinatorTest : public ::testing::Test {
     std::optional<TxnCoordinator::InitResult> r;
     tc_->init_producer(kId, timeout_ms, std::nullopt, [&](auto x) { r = x; });
     EXPECT_TRUE(r.has_value());
-    return r.value_or(TxnCoordinator::InitResult{TxnError::kInvalidTxnState});
+    return r.value_or(TxnCoordinator::InitResult{Errc::kInvalidTxnState});
   }
-  TxnError add(const TxnCoordinator::InitResult& p, std::vector<TxnPartition> parts) {
-    std::optional<TxnError> r;
+  Errc add(const TxnCoordinator::InitResult& p, std::vector<TxnPartition> parts) {
+    std::optional<Errc> r;
     tc_->add_partitions(kId, p.producer_id, p.producer_epoch, std::move(parts),
-                        [&](TxnError e) { r = e; });
+                        [&](Errc e) { r = e; });
     EXPECT_TRUE(r.has_value());
-    return r.value_or(TxnError::kInvalidTxnState);
+    return r.value_or(Errc::kInvalidTxnState);
   }
-  std::optional<TxnError> end(const TxnCoordinator::InitResult& p, bool commit) {
-    std::optional<TxnError> r;
-    tc_->end_txn(kId, p.producer_id, p.producer_epoch, commit, [&](TxnError e) { r = e; });
+  std::optional<Errc> end(const TxnCoordinator::InitResult& p, bool commit) {
+    std::optional<Errc> r;
+    tc_->end_txn(kId, p.producer_id, p.producer_epoch, commit, [&](Errc e) { r = e; });
     return r;
   }
   TxnState state() { return tc_->describe(kId).value().state; }
@@ -112,7 +112,7 @@ class TxnCoordinatorTest : public ::testing::Test {
 
 TEST_F(TxnCoordinatorTest, InitProducerIdAllocatesAnIdAndBumpsItsEpochOnEachInit) {
   auto first = init();
-  EXPECT_EQ(first.error, TxnError::kNone);
+  EXPECT_EQ(first.error, Errc::kOk);
   EXPECT_EQ(first.producer_id, 5000);
   EXPECT_EQ(first.producer_epoch, 0);
   auto second = init();
@@ -120,10 +120,10 @@ TEST_F(TxnCoordinatorTest, InitProducerIdAllocatesAnIdAndBumpsItsEpochOnEachInit
   EXPECT_EQ(second.producer_epoch, 1);
   EXPECT_EQ(store_.state.at(kId).producer_epoch, 1);
   // The old epoch is fenced.
-  EXPECT_EQ(add(first, {{"t", 0}}), TxnError::kProducerFenced);
+  EXPECT_EQ(add(first, {{"t", 0}}), Errc::kProducerFenced);
   // A timeout over transaction.max.timeout.ms is refused, nothing written.
   auto before = store_.history.size();
-  EXPECT_EQ(init(60001).error, TxnError::kInvalidTransactionTimeout);
+  EXPECT_EQ(init(60001).error, Errc::kInvalidTransactionTimeout);
   EXPECT_EQ(store_.history.size(), before);
 }
 
@@ -136,25 +136,23 @@ TEST_F(TxnCoordinatorTest, AResumingInitProducerIdRetriedAfterALostAnswerGetsThe
     return r.value();
   };
   auto bumped = resume(first.producer_epoch);  // the producer resumes: bumped
-  ASSERT_EQ(bumped.error, TxnError::kNone);
+  ASSERT_EQ(bumped.error, Errc::kOk);
   EXPECT_EQ(bumped.producer_epoch, first.producer_epoch + 1);
   // Its answer was lost; the retry names the old epoch again: same answer.
   auto retried = resume(first.producer_epoch);
-  EXPECT_EQ(retried.error, TxnError::kNone);
+  EXPECT_EQ(retried.error, Errc::kOk);
   EXPECT_EQ(retried.producer_epoch, bumped.producer_epoch);
   // An epoch older than that is a zombie's.
-  EXPECT_EQ(resume(static_cast<int16_t>(first.producer_epoch - 1)).error,
-            TxnError::kProducerFenced);
+  EXPECT_EQ(resume(static_cast<int16_t>(first.producer_epoch - 1)).error, Errc::kProducerFenced);
 }
 
 TEST_F(TxnCoordinatorTest, CommitWritesThePrepareStateThenEveryMarkerThenCompletes) {
   auto p = init();
-  ASSERT_EQ(add(p, {{"a", 0}, {"b", 3}}), TxnError::kNone);
+  ASSERT_EQ(add(p, {{"a", 0}, {"b", 3}}), Errc::kOk);
   EXPECT_EQ(state(), TxnState::kOngoing);
-  EXPECT_EQ(tc_->verify(kId, p.producer_id, p.producer_epoch, {"a", 0}), TxnError::kNone);
-  EXPECT_EQ(tc_->verify(kId, p.producer_id, p.producer_epoch, {"a", 1}),
-            TxnError::kInvalidTxnState);
-  EXPECT_EQ(end(p, true), TxnError::kNone);
+  EXPECT_EQ(tc_->verify(kId, p.producer_id, p.producer_epoch, {"a", 0}), Errc::kOk);
+  EXPECT_EQ(tc_->verify(kId, p.producer_id, p.producer_epoch, {"a", 1}), Errc::kInvalidTxnState);
+  EXPECT_EQ(end(p, true), Errc::kOk);
   ASSERT_EQ(markers_.size(), 2u);
   for (const auto& m : markers_) {
     EXPECT_TRUE(m.write.commit);
@@ -169,25 +167,23 @@ TEST_F(TxnCoordinatorTest, CommitWritesThePrepareStateThenEveryMarkerThenComplet
   EXPECT_EQ(store_.history, expected);
   EXPECT_TRUE(store_.state.at(kId).partitions.empty());
   // Once ended, a partition is no longer in the transaction.
-  EXPECT_EQ(tc_->verify(kId, p.producer_id, p.producer_epoch, {"a", 0}),
-            TxnError::kInvalidTxnState);
+  EXPECT_EQ(tc_->verify(kId, p.producer_id, p.producer_epoch, {"a", 0}), Errc::kInvalidTxnState);
   // A retried EndTxn of the same outcome succeeds again; the other outcome does not.
-  EXPECT_EQ(end(p, true), TxnError::kNone);
-  EXPECT_EQ(end(p, false), TxnError::kInvalidTxnState);
+  EXPECT_EQ(end(p, true), Errc::kOk);
+  EXPECT_EQ(end(p, false), Errc::kInvalidTxnState);
 }
 
 TEST_F(TxnCoordinatorTest, AMarkerRefusedIsRetriedAndTheTransactionCompletesOnlyAfterIt) {
   auto p = init();
-  ASSERT_EQ(add(p, {{"a", 0}, {"b", 0}}), TxnError::kNone);
+  ASSERT_EQ(add(p, {{"a", 0}, {"b", 0}}), Errc::kOk);
   refuse_[{"b", 0}] = 2;
-  EXPECT_EQ(end(p, false), TxnError::kNone);
+  EXPECT_EQ(end(p, false), Errc::kOk);
   EXPECT_EQ(markers_.size(), 1u);
   EXPECT_EQ(state(), TxnState::kPrepareAbort);
   // Meanwhile the producer's next transaction waits, and is answered as
   // soon as the markers are written.
-  std::optional<TxnError> next;
-  tc_->add_partitions(kId, p.producer_id, p.producer_epoch, {{"a", 0}},
-                      [&](TxnError e) { next = e; });
+  std::optional<Errc> next;
+  tc_->add_partitions(kId, p.producer_id, p.producer_epoch, {{"a", 0}}, [&](Errc e) { next = e; });
   timers_.advance(100);
   EXPECT_EQ(state(), TxnState::kPrepareAbort);
   EXPECT_FALSE(next.has_value());
@@ -195,42 +191,41 @@ TEST_F(TxnCoordinatorTest, AMarkerRefusedIsRetriedAndTheTransactionCompletesOnly
   ASSERT_EQ(markers_.size(), 2u);
   EXPECT_EQ(markers_[1].partition, (TxnPartition{"b", 0}));
   EXPECT_FALSE(markers_[1].write.commit);
-  EXPECT_EQ(next, TxnError::kNone);
+  EXPECT_EQ(next, Errc::kOk);
   EXPECT_EQ(state(), TxnState::kOngoing);
   EXPECT_EQ(store_.state.at(kId).partitions, (std::set<TxnPartition>{{"a", 0}}));
 }
 
 TEST_F(TxnCoordinatorTest, AnAbortRightAfterACommitEndsTheNextTransactionNotAnError) {
   auto p = init();
-  ASSERT_EQ(add(p, {{"a", 0}}), TxnError::kNone);
+  ASSERT_EQ(add(p, {{"a", 0}}), Errc::kOk);
   refuse_[{"a", 0}] = 1;  // the commit's marker takes a retry
-  EXPECT_EQ(end(p, true), TxnError::kNone);
+  EXPECT_EQ(end(p, true), Errc::kOk);
   EXPECT_EQ(state(), TxnState::kPrepareCommit);
   // The next transaction's partition waits for the commit's markers (not
   // CONCURRENT_TRANSACTIONS: an abort after it would then be refused,
   // librdkafka issue #4849) ...
-  std::optional<TxnError> next;
-  tc_->add_partitions(kId, p.producer_id, p.producer_epoch, {{"b", 0}},
-                      [&](TxnError e) { next = e; });
+  std::optional<Errc> next;
+  tc_->add_partitions(kId, p.producer_id, p.producer_epoch, {{"b", 0}}, [&](Errc e) { next = e; });
   EXPECT_FALSE(next.has_value());
   timers_.advance(100);
-  EXPECT_EQ(next, TxnError::kNone);
+  EXPECT_EQ(next, Errc::kOk);
   // ... and the application's abort ends that transaction.
-  EXPECT_EQ(end(p, false), TxnError::kNone);
+  EXPECT_EQ(end(p, false), Errc::kOk);
   EXPECT_EQ(state(), TxnState::kCompleteAbort);
   ASSERT_EQ(markers_.size(), 2u);
   EXPECT_EQ(markers_[1].partition, (TxnPartition{"b", 0}));
   // An abort of a transaction already committed is refused.
-  ASSERT_EQ(add(p, {{"a", 0}}), TxnError::kNone);
-  EXPECT_EQ(end(p, true), TxnError::kNone);
-  EXPECT_EQ(end(p, false), TxnError::kInvalidTxnState);
+  ASSERT_EQ(add(p, {{"a", 0}}), Errc::kOk);
+  EXPECT_EQ(end(p, true), Errc::kOk);
+  EXPECT_EQ(end(p, false), Errc::kInvalidTxnState);
 }
 
 TEST_F(TxnCoordinatorTest, AFencedMarkerLeavesTheTransactionToTheNewerCoordinator) {
   auto p = init();
-  ASSERT_EQ(add(p, {{"a", 0}, {"b", 0}}), TxnError::kNone);
+  ASSERT_EQ(add(p, {{"a", 0}, {"b", 0}}), Errc::kOk);
   fence_.insert({"b", 0});
-  EXPECT_EQ(end(p, true), TxnError::kNone);
+  EXPECT_EQ(end(p, true), Errc::kOk);
   timers_.advance(1000);
   // No Complete is written: the transaction stays prepared, markers stop.
   EXPECT_EQ(state(), TxnState::kPrepareCommit);
@@ -240,9 +235,9 @@ TEST_F(TxnCoordinatorTest, AFencedMarkerLeavesTheTransactionToTheNewerCoordinato
 
 TEST_F(TxnCoordinatorTest, AFailedCompletionIsRetriedWithoutWritingTheMarkersAgain) {
   auto p = init();
-  ASSERT_EQ(add(p, {{"a", 0}, {"b", 0}}), TxnError::kNone);
+  ASSERT_EQ(add(p, {{"a", 0}, {"b", 0}}), Errc::kOk);
   store_.fail_state = TxnState::kCompleteCommit;
-  EXPECT_EQ(end(p, true), TxnError::kNone);
+  EXPECT_EQ(end(p, true), Errc::kOk);
   EXPECT_EQ(state(), TxnState::kPrepareCommit);
   timers_.advance(100);
   EXPECT_EQ(state(), TxnState::kCompleteCommit);
@@ -252,38 +247,37 @@ TEST_F(TxnCoordinatorTest, AFailedCompletionIsRetriedWithoutWritingTheMarkersAga
 TEST_F(TxnCoordinatorTest, RequestsWhileAWriteIsInFlightAreToldToRetry) {
   auto p = init();
   store_.hold = true;
-  std::optional<TxnError> added;
-  tc_->add_partitions(kId, p.producer_id, p.producer_epoch, {{"a", 0}},
-                      [&](TxnError e) { added = e; });
+  std::optional<Errc> added;
+  tc_->add_partitions(kId, p.producer_id, p.producer_epoch, {{"a", 0}}, [&](Errc e) { added = e; });
   EXPECT_FALSE(added.has_value());
-  EXPECT_EQ(end(p, true), TxnError::kConcurrentTransactions);
+  EXPECT_EQ(end(p, true), Errc::kConcurrentTransactions);
   std::optional<TxnCoordinator::InitResult> again;
   tc_->init_producer(kId, 10000, std::nullopt, [&](auto r) { again = r; });
-  EXPECT_EQ(again->error, TxnError::kConcurrentTransactions);
+  EXPECT_EQ(again->error, Errc::kConcurrentTransactions);
   // A producer of another epoch is told it is fenced, write or no write.
   auto stale = p;
   stale.producer_epoch = static_cast<int16_t>(p.producer_epoch - 1);
-  EXPECT_EQ(end(stale, true), TxnError::kProducerFenced);
-  std::optional<TxnError> stale_add;
+  EXPECT_EQ(end(stale, true), Errc::kProducerFenced);
+  std::optional<Errc> stale_add;
   tc_->add_partitions(kId, stale.producer_id, stale.producer_epoch, {{"a", 0}},
-                      [&](TxnError e) { stale_add = e; });
-  EXPECT_EQ(stale_add, TxnError::kProducerFenced);
+                      [&](Errc e) { stale_add = e; });
+  EXPECT_EQ(stale_add, Errc::kProducerFenced);
   store_.release();
-  EXPECT_EQ(added, TxnError::kNone);
+  EXPECT_EQ(added, Errc::kOk);
   EXPECT_EQ(state(), TxnState::kOngoing);
 }
 
 TEST_F(TxnCoordinatorTest, AFailedWriteChangesNothingAndIsRetriable) {
   auto p = init();
   store_.fail_next = true;
-  EXPECT_EQ(add(p, {{"a", 0}}), TxnError::kCoordinatorNotAvailable);
+  EXPECT_EQ(add(p, {{"a", 0}}), Errc::kCoordinatorNotAvailable);
   EXPECT_EQ(state(), TxnState::kEmpty);
-  EXPECT_EQ(add(p, {{"a", 0}}), TxnError::kNone);
+  EXPECT_EQ(add(p, {{"a", 0}}), Errc::kOk);
 }
 
 TEST_F(TxnCoordinatorTest, ATransactionOlderThanItsTimeoutIsAbortedAndItsProducerFenced) {
   auto p = init(5000);
-  ASSERT_EQ(add(p, {{"a", 0}}), TxnError::kNone);
+  ASSERT_EQ(add(p, {{"a", 0}}), Errc::kOk);
   timers_.advance(4000);
   EXPECT_EQ(state(), TxnState::kOngoing);
   timers_.advance(2000);
@@ -292,19 +286,19 @@ TEST_F(TxnCoordinatorTest, ATransactionOlderThanItsTimeoutIsAbortedAndItsProduce
   EXPECT_FALSE(markers_[0].write.commit);
   // The abort markers carry the bumped epoch, which fences the producer's writes.
   EXPECT_EQ(markers_[0].write.producer_epoch, p.producer_epoch + 1);
-  EXPECT_EQ(end(p, true), TxnError::kProducerFenced);
+  EXPECT_EQ(end(p, true), Errc::kProducerFenced);
 }
 
 TEST_F(TxnCoordinatorTest, InitProducerIdDuringATransactionAbortsItFirst) {
   auto p = init();
-  ASSERT_EQ(add(p, {{"a", 0}}), TxnError::kNone);
+  ASSERT_EQ(add(p, {{"a", 0}}), Errc::kOk);
   auto r = init();
-  EXPECT_EQ(r.error, TxnError::kConcurrentTransactions);
+  EXPECT_EQ(r.error, Errc::kConcurrentTransactions);
   EXPECT_EQ(state(), TxnState::kCompleteAbort);
   ASSERT_EQ(markers_.size(), 1u);
   EXPECT_FALSE(markers_[0].write.commit);
   auto again = init();
-  EXPECT_EQ(again.error, TxnError::kNone);
+  EXPECT_EQ(again.error, Errc::kOk);
   EXPECT_EQ(again.producer_id, p.producer_id);
   EXPECT_EQ(again.producer_epoch, p.producer_epoch + 2);
 }
@@ -325,14 +319,13 @@ TEST_F(TxnCoordinatorTest, ANewHostResumesTheMarkersOfAPreparedTransaction) {
 TEST_F(TxnCoordinatorTest, IdsOfAPartitionNoLongerHostedGetNotCoordinator) {
   auto p = init();
   store_.hold = true;
-  std::optional<TxnError> added;
-  tc_->add_partitions(kId, p.producer_id, p.producer_epoch, {{"a", 0}},
-                      [&](TxnError e) { added = e; });
+  std::optional<Errc> added;
+  tc_->add_partitions(kId, p.producer_id, p.producer_epoch, {{"a", 0}}, [&](Errc e) { added = e; });
   tc_->unhost(txn_partition_for(kId));
   store_.release();
-  EXPECT_EQ(added, TxnError::kNotCoordinator);
-  EXPECT_EQ(tc_->routing_error(kId), TxnError::kNotCoordinator);
-  EXPECT_EQ(add(p, {{"a", 0}}), TxnError::kNotCoordinator);
+  EXPECT_EQ(added, Errc::kNotCoordinator);
+  EXPECT_EQ(tc_->routing_error(kId), Errc::kNotCoordinator);
+  EXPECT_EQ(add(p, {{"a", 0}}), Errc::kNotCoordinator);
   EXPECT_FALSE(tc_->describe(kId).has_value());
 }
 

@@ -9,10 +9,10 @@ bool preparing(TxnState s) {
          s == TxnState::kPrepareEpochFence;
 }
 
-TxnError check_producer(const TxnMetadata& m, int64_t producer_id, int16_t epoch) {
-  if (producer_id != m.producer_id) return TxnError::kInvalidProducerIdMapping;
-  if (epoch != m.producer_epoch) return TxnError::kProducerFenced;
-  return TxnError::kNone;
+Errc check_producer(const TxnMetadata& m, int64_t producer_id, int16_t epoch) {
+  if (producer_id != m.producer_id) return Errc::kInvalidProducerIdMapping;
+  if (epoch != m.producer_epoch) return Errc::kProducerFenced;
+  return Errc::kOk;
 }
 
 namespace {
@@ -35,14 +35,14 @@ InitDecision init_producer(const std::optional<TxnMetadata>& current, int32_t ti
                            int32_t max_timeout_ms, int64_t now_ms,
                            std::optional<ProducerIdEpoch> expected) {
   if (timeout_ms <= 0 || timeout_ms > max_timeout_ms) {
-    return {TxnError::kInvalidTransactionTimeout, std::nullopt, false};
+    return {Errc::kInvalidTransactionTimeout, std::nullopt, false};
   }
   if (!current || current->state == TxnState::kDead) {
     TxnMetadata m;
     m.producer_epoch = 0;
     m.timeout_ms = timeout_ms;
     m.last_update_ms = now_ms;
-    return {TxnError::kNone, m, true};
+    return {Errc::kOk, m, true};
   }
   const TxnMetadata& m = *current;
   if (expected && expected->producer_id >= 0 &&
@@ -51,13 +51,13 @@ InitDecision init_producer(const std::optional<TxnMetadata>& current, int32_t ti
     // zombie after another instance's InitProducerId). A retry of the
     // InitProducerId that made the current epoch, by the epoch before it,
     // is answered by the coordinator, which keeps that epoch.
-    return {TxnError::kProducerFenced, std::nullopt, false};
+    return {Errc::kProducerFenced, std::nullopt, false};
   }
-  if (preparing(m.state)) return {TxnError::kConcurrentTransactions, std::nullopt, false};
+  if (preparing(m.state)) return {Errc::kConcurrentTransactions, std::nullopt, false};
   if (m.state == TxnState::kOngoing) {
     // Fence the producer of the transaction in progress and abort it; the
     // caller answers CONCURRENT_TRANSACTIONS and the client retries.
-    return {TxnError::kConcurrentTransactions, aborting(m, now_ms), false};
+    return {Errc::kConcurrentTransactions, aborting(m, now_ms), false};
   }
   TxnMetadata next = m;
   next.state = TxnState::kEmpty;
@@ -67,17 +67,17 @@ InitDecision init_producer(const std::optional<TxnMetadata>& current, int32_t ti
   next.start_ms = -1;
   if (m.producer_epoch >= std::numeric_limits<int16_t>::max() - 1) {
     next.producer_epoch = 0;
-    return {TxnError::kNone, next, true};
+    return {Errc::kOk, next, true};
   }
   next.producer_epoch = static_cast<int16_t>(m.producer_epoch + 1);
-  return {TxnError::kNone, next, false};
+  return {Errc::kOk, next, false};
 }
 
 TxnDecision add_partitions(const TxnMetadata& m, int64_t producer_id, int16_t epoch,
                            const std::vector<TxnPartition>& partitions, int64_t now_ms) {
-  if (auto e = check_producer(m, producer_id, epoch); e != TxnError::kNone) return {e, {}};
-  if (preparing(m.state)) return {TxnError::kConcurrentTransactions, {}};
-  if (m.state == TxnState::kDead) return {TxnError::kInvalidTxnState, {}};
+  if (auto e = check_producer(m, producer_id, epoch); e != Errc::kOk) return {e, {}};
+  if (preparing(m.state)) return {Errc::kConcurrentTransactions, {}};
+  if (m.state == TxnState::kDead) return {Errc::kInvalidTxnState, {}};
   TxnMetadata next = m;
   if (idle(m.state)) {
     next.state = TxnState::kOngoing;
@@ -87,36 +87,35 @@ TxnDecision add_partitions(const TxnMetadata& m, int64_t producer_id, int16_t ep
   next.partitions.insert(partitions.begin(), partitions.end());
   if (next == m) return {};  // all already in the transaction
   next.last_update_ms = now_ms;
-  return {TxnError::kNone, next};
+  return {Errc::kOk, next};
 }
 
 TxnDecision end_txn(const TxnMetadata& m, int64_t producer_id, int16_t epoch, bool commit,
                     int64_t now_ms) {
-  if (producer_id != m.producer_id) return {TxnError::kInvalidProducerIdMapping, {}};
+  if (producer_id != m.producer_id) return {Errc::kInvalidProducerIdMapping, {}};
   TxnState done = commit ? TxnState::kCompleteCommit : TxnState::kCompleteAbort;
   TxnState prepare = commit ? TxnState::kPrepareCommit : TxnState::kPrepareAbort;
   // A producer the coordinator fenced (its transaction aborted with the
   // epoch bumped) learns it here.
-  if (epoch != m.producer_epoch) return {TxnError::kProducerFenced, {}};
+  if (epoch != m.producer_epoch) return {Errc::kProducerFenced, {}};
   switch (m.state) {
     case TxnState::kOngoing: {
       TxnMetadata next = m;
       next.state = prepare;
       next.last_update_ms = now_ms;
-      return {TxnError::kNone, next};
+      return {Errc::kOk, next};
     }
     case TxnState::kPrepareCommit:
     case TxnState::kPrepareAbort:
-      return {m.state == prepare ? TxnError::kConcurrentTransactions : TxnError::kInvalidTxnState,
-              {}};
+      return {m.state == prepare ? Errc::kConcurrentTransactions : Errc::kInvalidTxnState, {}};
     case TxnState::kCompleteCommit:
     case TxnState::kCompleteAbort:
-      return {m.state == done ? TxnError::kNone : TxnError::kInvalidTxnState, {}};
-    case TxnState::kPrepareEpochFence: return {TxnError::kConcurrentTransactions, {}};
+      return {m.state == done ? Errc::kOk : Errc::kInvalidTxnState, {}};
+    case TxnState::kPrepareEpochFence: return {Errc::kConcurrentTransactions, {}};
     case TxnState::kEmpty:
-    case TxnState::kDead: return {TxnError::kInvalidTxnState, {}};
+    case TxnState::kDead: return {Errc::kInvalidTxnState, {}};
   }
-  return {TxnError::kInvalidTxnState, {}};
+  return {Errc::kInvalidTxnState, {}};
 }
 
 TxnMetadata complete(const TxnMetadata& prepared, int64_t now_ms) {

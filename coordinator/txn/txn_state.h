@@ -5,7 +5,7 @@
 // replicated, and writes the markers a Prepare state asks for.
 //
 //   auto d = end_txn(meta, pid, epoch, /*commit=*/true, now);
-//   if (d.error != TxnError::kNone) answer(d.error);
+//   if (d.error != Errc::kOk) answer(d.error);
 //   else if (d.next) write(*d.next) ... then markers to d.next->partitions,
 //        then write(complete(*d.next, now)).
 //
@@ -30,12 +30,12 @@ namespace strata::coordinator {
 bool preparing(TxnState s);
 // The producer check every request of a producer makes first: another id
 // → INVALID_PRODUCER_ID_MAPPING, another epoch → PRODUCER_FENCED.
-TxnError check_producer(const TxnMetadata& m, int64_t producer_id, int16_t epoch);
+Errc check_producer(const TxnMetadata& m, int64_t producer_id, int16_t epoch);
 
 // What a request decides: an error, or (with kNone) the metadata to write —
 // nullopt when nothing changes and the answer can go at once.
 struct TxnDecision {
-  TxnError error = TxnError::kNone;
+  Errc error = Errc::kOk;
   std::optional<TxnMetadata> next;
 };
 
@@ -46,7 +46,7 @@ struct ProducerIdEpoch {
 };
 
 struct InitDecision {
-  TxnError error = TxnError::kNone;
+  Errc error = Errc::kOk;
   std::optional<TxnMetadata> next;
   // The id needs a (new) producer id: the caller allocates one and puts it
   // in `next` with epoch 0 (a first InitProducerId, or an epoch exhausted).

@@ -23,21 +23,20 @@ TxnMetadata with(TxnState state, int16_t epoch = 3) {
 
 TEST(TxnStateTest, AFirstInitNeedsAProducerIdAndAnInvalidTimeoutIsRefused) {
   auto d = init_producer(std::nullopt, 5000, kMax, 1);
-  EXPECT_EQ(d.error, TxnError::kNone);
+  EXPECT_EQ(d.error, Errc::kOk);
   EXPECT_TRUE(d.new_producer_id);
   ASSERT_TRUE(d.next);
   EXPECT_EQ(d.next->producer_epoch, 0);
   EXPECT_EQ(d.next->state, TxnState::kEmpty);
   EXPECT_EQ(d.next->timeout_ms, 5000);
-  EXPECT_EQ(init_producer(std::nullopt, 0, kMax, 1).error, TxnError::kInvalidTransactionTimeout);
-  EXPECT_EQ(init_producer(std::nullopt, kMax + 1, kMax, 1).error,
-            TxnError::kInvalidTransactionTimeout);
+  EXPECT_EQ(init_producer(std::nullopt, 0, kMax, 1).error, Errc::kInvalidTransactionTimeout);
+  EXPECT_EQ(init_producer(std::nullopt, kMax + 1, kMax, 1).error, Errc::kInvalidTransactionTimeout);
 }
 
 TEST(TxnStateTest, InitBumpsTheEpochAndAbortsATransactionInProgress) {
   for (auto s : {TxnState::kEmpty, TxnState::kCompleteCommit, TxnState::kCompleteAbort}) {
     auto d = init_producer(with(s), 1000, kMax, 5);
-    EXPECT_EQ(d.error, TxnError::kNone);
+    EXPECT_EQ(d.error, Errc::kOk);
     ASSERT_TRUE(d.next);
     EXPECT_EQ(d.next->producer_epoch, 4);
     EXPECT_EQ(d.next->producer_id, 100);
@@ -46,7 +45,7 @@ TEST(TxnStateTest, InitBumpsTheEpochAndAbortsATransactionInProgress) {
   }
   // A zombie's transaction: aborted under a bumped epoch, which fences it.
   auto d = init_producer(with(TxnState::kOngoing), 1000, kMax, 5);
-  EXPECT_EQ(d.error, TxnError::kConcurrentTransactions);
+  EXPECT_EQ(d.error, Errc::kConcurrentTransactions);
   ASSERT_TRUE(d.next);
   EXPECT_EQ(d.next->state, TxnState::kPrepareAbort);
   EXPECT_EQ(d.next->producer_epoch, 4);
@@ -54,7 +53,7 @@ TEST(TxnStateTest, InitBumpsTheEpochAndAbortsATransactionInProgress) {
   // While markers are written: retry later.
   for (auto s : {TxnState::kPrepareCommit, TxnState::kPrepareAbort}) {
     auto p = init_producer(with(s), 1000, kMax, 5);
-    EXPECT_EQ(p.error, TxnError::kConcurrentTransactions);
+    EXPECT_EQ(p.error, Errc::kConcurrentTransactions);
     EXPECT_FALSE(p.next);
   }
   // An exhausted epoch takes a new producer id.
@@ -65,19 +64,18 @@ TEST(TxnStateTest, InitBumpsTheEpochAndAbortsATransactionInProgress) {
 
 TEST(TxnStateTest, AResumingProducerMustNameTheIdsProducer) {
   auto m = with(TxnState::kCompleteCommit);
-  EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{100, 3}).error, TxnError::kNone);
-  EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{-1, -1}).error, TxnError::kNone);
+  EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{100, 3}).error, Errc::kOk);
+  EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{-1, -1}).error, Errc::kOk);
   // A zombie of epoch 2, after another instance took 3: fenced, nothing bumped.
   auto zombie = init_producer(m, 1000, kMax, 1, ProducerIdEpoch{100, 2});
-  EXPECT_EQ(zombie.error, TxnError::kProducerFenced);
+  EXPECT_EQ(zombie.error, Errc::kProducerFenced);
   EXPECT_FALSE(zombie.next);
-  EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{7, 3}).error,
-            TxnError::kProducerFenced);
+  EXPECT_EQ(init_producer(m, 1000, kMax, 1, ProducerIdEpoch{7, 3}).error, Errc::kProducerFenced);
 }
 
 TEST(TxnStateTest, AddingPartitionsBeginsATransactionOrGrowsIt) {
   auto d = add_partitions(with(TxnState::kCompleteAbort), 100, 3, {{"a", 1}, {"b", 0}}, 50);
-  EXPECT_EQ(d.error, TxnError::kNone);
+  EXPECT_EQ(d.error, Errc::kOk);
   ASSERT_TRUE(d.next);
   EXPECT_EQ(d.next->state, TxnState::kOngoing);
   EXPECT_EQ(d.next->start_ms, 50);
@@ -88,37 +86,37 @@ TEST(TxnStateTest, AddingPartitionsBeginsATransactionOrGrowsIt) {
   EXPECT_EQ(more.next->start_ms, 50);
   // Nothing new: nothing to write.
   auto same = add_partitions(*more.next, 100, 3, {{"c", 2}}, 70);
-  EXPECT_EQ(same.error, TxnError::kNone);
+  EXPECT_EQ(same.error, Errc::kOk);
   EXPECT_FALSE(same.next);
 
   auto m = with(TxnState::kOngoing);
-  EXPECT_EQ(add_partitions(m, 101, 3, {{"a", 0}}, 1).error, TxnError::kInvalidProducerIdMapping);
-  EXPECT_EQ(add_partitions(m, 100, 2, {{"a", 0}}, 1).error, TxnError::kProducerFenced);
+  EXPECT_EQ(add_partitions(m, 101, 3, {{"a", 0}}, 1).error, Errc::kInvalidProducerIdMapping);
+  EXPECT_EQ(add_partitions(m, 100, 2, {{"a", 0}}, 1).error, Errc::kProducerFenced);
   EXPECT_EQ(add_partitions(with(TxnState::kPrepareCommit), 100, 3, {{"a", 0}}, 1).error,
-            TxnError::kConcurrentTransactions);
+            Errc::kConcurrentTransactions);
 }
 
 TEST(TxnStateTest, EndTxnPreparesOnceAndARetrySucceedsAgain) {
   auto m = with(TxnState::kOngoing);
   auto d = end_txn(m, 100, 3, /*commit=*/true, 20);
-  EXPECT_EQ(d.error, TxnError::kNone);
+  EXPECT_EQ(d.error, Errc::kOk);
   ASSERT_TRUE(d.next);
   EXPECT_EQ(d.next->state, TxnState::kPrepareCommit);
   EXPECT_EQ(d.next->partitions, m.partitions);
   // Retried while the markers are written, and after.
-  EXPECT_EQ(end_txn(*d.next, 100, 3, true, 21).error, TxnError::kConcurrentTransactions);
-  EXPECT_EQ(end_txn(*d.next, 100, 3, false, 21).error, TxnError::kInvalidTxnState);
+  EXPECT_EQ(end_txn(*d.next, 100, 3, true, 21).error, Errc::kConcurrentTransactions);
+  EXPECT_EQ(end_txn(*d.next, 100, 3, false, 21).error, Errc::kInvalidTxnState);
   auto done = complete(*d.next, 22);
   EXPECT_EQ(done.state, TxnState::kCompleteCommit);
   EXPECT_TRUE(done.partitions.empty());
   auto again = end_txn(done, 100, 3, true, 23);
-  EXPECT_EQ(again.error, TxnError::kNone);
+  EXPECT_EQ(again.error, Errc::kOk);
   EXPECT_FALSE(again.next);
-  EXPECT_EQ(end_txn(done, 100, 3, false, 23).error, TxnError::kInvalidTxnState);
+  EXPECT_EQ(end_txn(done, 100, 3, false, 23).error, Errc::kInvalidTxnState);
   // Nothing begun; the wrong producer; a fenced epoch.
-  EXPECT_EQ(end_txn(with(TxnState::kEmpty), 100, 3, true, 1).error, TxnError::kInvalidTxnState);
-  EXPECT_EQ(end_txn(m, 5, 3, true, 1).error, TxnError::kInvalidProducerIdMapping);
-  EXPECT_EQ(end_txn(m, 100, 2, false, 1).error, TxnError::kProducerFenced);
+  EXPECT_EQ(end_txn(with(TxnState::kEmpty), 100, 3, true, 1).error, Errc::kInvalidTxnState);
+  EXPECT_EQ(end_txn(m, 5, 3, true, 1).error, Errc::kInvalidProducerIdMapping);
+  EXPECT_EQ(end_txn(m, 100, 2, false, 1).error, Errc::kProducerFenced);
   EXPECT_EQ(complete(*end_txn(m, 100, 3, false, 1).next, 2).state, TxnState::kCompleteAbort);
 }
 
@@ -129,7 +127,7 @@ TEST(TxnStateTest, ATransactionPastItsTimeoutIsAbortedAndItsProducerFenced) {
   ASSERT_TRUE(a);
   EXPECT_EQ(a->state, TxnState::kPrepareAbort);
   EXPECT_EQ(a->producer_epoch, 4);
-  EXPECT_EQ(end_txn(complete(*a, 1012), 100, 3, true, 1013).error, TxnError::kProducerFenced);
+  EXPECT_EQ(end_txn(complete(*a, 1012), 100, 3, true, 1013).error, Errc::kProducerFenced);
   EXPECT_FALSE(abort_if_expired(with(TxnState::kCompleteCommit), 1'000'000));
 }
 

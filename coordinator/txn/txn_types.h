@@ -1,7 +1,7 @@
-// The vocabulary of the transaction coordinator: its errors (numbered as
-// Kafka's, so the server passes them through), a transaction's states (with
-// Kafka's numbers, as __transaction_state stores them) and what the
-// coordinator keeps per transactional id.
+// The vocabulary of the transaction coordinator: a transaction's states
+// (with Kafka's numbers, as __transaction_state stores them) and what the
+// coordinator keeps per transactional id. Its errors are Errc values
+// (base/error.h), which the server maps to Kafka's codes.
 #pragma once
 
 #include <cstdint>
@@ -9,20 +9,9 @@
 #include <string>
 #include <string_view>
 
-namespace strata::coordinator {
+#include "base/error.h"
 
-enum class TxnError : int16_t {
-  kNone = 0,
-  kCoordinatorLoadInProgress = 14,
-  kCoordinatorNotAvailable = 15,
-  kNotCoordinator = 16,
-  kInvalidProducerEpoch = 47,
-  kInvalidTxnState = 48,
-  kInvalidProducerIdMapping = 49,
-  kInvalidTransactionTimeout = 50,
-  kConcurrentTransactions = 51,
-  kProducerFenced = 90,
-};
+namespace strata::coordinator {
 
 enum class TxnState : int8_t {
   kEmpty = 0,

@@ -20,11 +20,10 @@ namespace strata::server::handlers {
 namespace {
 
 using coordinator::GroupCoordinator;
-using coordinator::GroupError;
 using kafka::ErrorCode;
 
-int16_t code(GroupError e) {
-  return static_cast<int16_t>(e);
+int16_t code(Errc e) {
+  return kafka::code(kafka::to_error_code(e));
 }
 
 // Runs `fn` with the coordinator of `group` on its shard, `reply` on `origin`
@@ -32,7 +31,7 @@ int16_t code(GroupError e) {
 template <typename R>
 void on_group_shard(Broker& broker, unsigned origin, const std::string& group,
                     std::function<void(GroupCoordinator&, std::function<void(R)>)> fn,
-                    std::function<void(R)> reply, std::function<R(GroupError)> unavailable) {
+                    std::function<void(R)> reply, std::function<R(Errc)> unavailable) {
   on_coordinator_shard<R>(
       broker, origin, coordinator::kOffsetsTopic, coordinator::offsets_partition_for(group),
       [fn = std::move(fn)](ShardState& s, std::function<void(R)> done) {
@@ -40,7 +39,7 @@ void on_group_shard(Broker& broker, unsigned origin, const std::string& group,
       },
       std::move(reply),
       [unavailable = std::move(unavailable)](ErrorCode e) {
-        return unavailable(static_cast<GroupError>(kafka::code(e)));
+        return unavailable(kafka::to_errc(e));
       });
 }
 
@@ -138,7 +137,7 @@ void join_group(const RequestContext& ctx, kafka::JoinGroupRequest req,
       ctx.broker, ctx.shard.id(), args.group_id,
       [args](GroupCoordinator& gc, std::function<void(R)> done) { gc.join(args, std::move(done)); },
       reply,
-      [member = args.member_id](GroupError e) {
+      [member = args.member_id](Errc e) {
         R r;
         r.error = e;
         r.member_id = member;
@@ -170,7 +169,7 @@ void sync_group(const RequestContext& ctx, kafka::SyncGroupRequest req,
         resp.assignment = std::move(r.assignment);
         out.send(resp);
       },
-      [](GroupError e) {
+      [](Errc e) {
         return R{e, {}, {}, {}};
       });
 }
@@ -179,17 +178,15 @@ void heartbeat(const RequestContext& ctx, kafka::HeartbeatRequest req,
                Responder<kafka::HeartbeatResponse> out) {
   coordinator::HeartbeatArgs args{req.group_id, req.generation_id, req.member_id,
                                   req.group_instance_id};
-  on_group_shard<GroupError>(
+  on_group_shard<Errc>(
       ctx.broker, ctx.shard.id(), args.group_id,
-      [args](GroupCoordinator& gc, std::function<void(GroupError)> done) {
-        done(gc.heartbeat(args));
-      },
-      [out](GroupError e) {
+      [args](GroupCoordinator& gc, std::function<void(Errc)> done) { done(gc.heartbeat(args)); },
+      [out](Errc e) {
         kafka::HeartbeatResponse resp;
         resp.error_code = code(e);
         out.send(resp);
       },
-      [](GroupError e) { return e; });
+      [](Errc e) { return e; });
 }
 
 void leave_group(const RequestContext& ctx, kafka::LeaveGroupRequest req,
@@ -223,7 +220,7 @@ void leave_group(const RequestContext& ctx, kafka::LeaveGroupRequest req,
         }
         out.send(resp);
       },
-      [](GroupError e) {
+      [](Errc e) {
         return R{e, {}};
       });
 }
@@ -244,12 +241,12 @@ void commit_offsets(const RequestContext& ctx, coordinator::CommitArgs args,
   }
   auto topics = std::make_shared<std::vector<Topic>>(std::move(request_topics));
   size_t n = args.partitions.size();
-  on_group_shard<std::vector<GroupError>>(
+  on_group_shard<std::vector<Errc>>(
       ctx.broker, ctx.shard.id(), args.group_id,
-      [args](GroupCoordinator& gc, std::function<void(std::vector<GroupError>)> done) {
+      [args](GroupCoordinator& gc, std::function<void(std::vector<Errc>)> done) {
         gc.commit(args, std::move(done));
       },
-      [out, topics](std::vector<GroupError> errors) {
+      [out, topics](std::vector<Errc> errors) {
         Response resp;
         size_t i = 0;
         for (const auto& t : *topics) {
@@ -260,7 +257,7 @@ void commit_offsets(const RequestContext& ctx, coordinator::CommitArgs args,
         }
         out.send(resp);
       },
-      [n](GroupError e) { return std::vector<GroupError>(n, e); });
+      [n](Errc e) { return std::vector<Errc>(n, e); });
 }
 
 }  // namespace
@@ -325,7 +322,7 @@ void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
     }
   }
   struct R {
-    GroupError error = GroupError::kNone;
+    Errc error = Errc::kOk;
     std::vector<coordinator::FetchedOffset> offsets;
   };
   std::string group = req.group_id;
@@ -337,15 +334,15 @@ void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
         auto r = gc.fetch_offsets(group, wanted, stable);
         if (!r) {
           spdlog::error("offset fetch for group {}: {}", group, r.error().to_string());
-          return done(R{GroupError::kCoordinatorNotAvailable, {}});
+          return done(R{Errc::kCoordinatorNotAvailable, {}});
         }
-        done(R{GroupError::kNone, std::move(*r)});
+        done(R{Errc::kOk, std::move(*r)});
       },
       [out, wanted, entries](R r) {
         kafka::OffsetFetchResponse resp;
         resp.error_code = code(r.error);
         // Group-level errors: v0-1 carry them in every partition.
-        if (r.error != GroupError::kNone && wanted) {
+        if (r.error != Errc::kOk && wanted) {
           for (const auto& tp : *wanted) {
             r.offsets.push_back({tp.topic, tp.partition, r.error, {}});
           }
@@ -378,7 +375,7 @@ void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
         }
         out.send(resp);
       },
-      [](GroupError e) {
+      [](Errc e) {
         return R{e, {}};
       });
 }
@@ -417,7 +414,7 @@ template <typename R>
 void for_each_group(
     const RequestContext& ctx, const std::vector<std::string>& groups,
     std::function<void(GroupCoordinator&, const std::string&, std::function<void(R)>)> fn,
-    std::function<R(const std::string&, GroupError)> unavailable,
+    std::function<R(const std::string&, Errc)> unavailable,
     std::function<void(std::vector<R>)> done) {
   if (groups.empty()) return done({});
   auto results = std::make_shared<std::vector<std::optional<R>>>(groups.size());
@@ -435,7 +432,7 @@ void for_each_group(
             out.push_back(std::move(*x));
           done(std::move(out));
         },
-        [unavailable, g](GroupError e) { return unavailable(g, e); });
+        [unavailable, g](Errc e) { return unavailable(g, e); });
   }
 }
 
@@ -448,7 +445,7 @@ void describe_groups(const RequestContext& ctx, kafka::DescribeGroupsRequest req
       [](GroupCoordinator& gc, const std::string& g, std::function<void(D)> cb) {
         cb(gc.describe(g));
       },
-      [](const std::string& g, GroupError e) {
+      [](const std::string& g, Errc e) {
         D d;
         d.group_id = g;
         d.error = e;
@@ -483,13 +480,13 @@ void delete_groups(const RequestContext& ctx, kafka::DeleteGroupsRequest req,
   for (auto& g : req.groups_names) {
     if (seen.insert(g).second) names.push_back(std::move(g));
   }
-  using P = std::pair<std::string, GroupError>;
+  using P = std::pair<std::string, Errc>;
   for_each_group<P>(
       ctx, names,
       [](GroupCoordinator& gc, const std::string& g, std::function<void(P)> cb) {
-        gc.delete_group(g, [g, cb](GroupError e) { cb(P{g, e}); });
+        gc.delete_group(g, [g, cb](Errc e) { cb(P{g, e}); });
       },
-      [](const std::string& g, GroupError e) {
+      [](const std::string& g, Errc e) {
         return P{g, e};
       },
       [out](std::vector<P> results) {
@@ -516,21 +513,21 @@ void offset_delete(const RequestContext& ctx, kafka::OffsetDeleteRequest req,
       }
     }
   }
-  using R = std::pair<GroupError, std::vector<GroupError>>;
+  using R = std::pair<Errc, std::vector<Errc>>;
   std::string group = req.group_id;
   auto topics =
       std::make_shared<std::vector<kafka::OffsetDeleteRequest::Topic>>(std::move(req.topics));
   on_group_shard<R>(
       ctx.broker, ctx.shard.id(), group,
       [group, parts](GroupCoordinator& gc, std::function<void(R)> done) {
-        gc.delete_offsets(group, parts, [done](GroupError e, std::vector<GroupError> per) {
+        gc.delete_offsets(group, parts, [done](Errc e, std::vector<Errc> per) {
           done(R{e, std::move(per)});
         });
       },
       [out, topics, known](R r) {
         kafka::OffsetDeleteResponse resp;
         resp.error_code = code(r.first);
-        if (r.first == GroupError::kNone) {
+        if (r.first == Errc::kOk) {
           size_t asked = 0, done = 0;
           for (const auto& t : *topics) {
             auto& rt = resp.topics.emplace_back();
@@ -545,7 +542,7 @@ void offset_delete(const RequestContext& ctx, kafka::OffsetDeleteRequest req,
         }
         out.send(resp);
       },
-      [](GroupError e) {
+      [](Errc e) {
         return R{e, {}};
       });
 }

@@ -18,27 +18,22 @@ namespace strata::server::handlers {
 namespace {
 
 using coordinator::TxnCoordinator;
-using coordinator::TxnError;
 using coordinator::TxnPartition;
 using kafka::ErrorCode;
 
 // The wire code of `e` for a request of `version`: PRODUCER_FENCED (KIP-588)
 // only from `fenced_from` on, INVALID_PRODUCER_EPOCH before.
-int16_t wire(TxnError e, int16_t version, int16_t fenced_from) {
-  if (e == TxnError::kProducerFenced && version < fenced_from)
+int16_t wire(Errc e, int16_t version, int16_t fenced_from) {
+  if (e == Errc::kProducerFenced && version < fenced_from)
     return kafka::code(ErrorCode::kInvalidProducerEpoch);
-  return static_cast<int16_t>(e);
-}
-
-TxnError as_txn(ErrorCode e) {
-  return static_cast<TxnError>(kafka::code(e));
+  return kafka::code(kafka::to_error_code(e));
 }
 
 // Runs `fn` with the coordinator of `transactional_id` on its shard.
 template <typename R>
 void on_txn_shard(const RequestContext& ctx, const std::string& transactional_id,
                   std::function<void(TxnCoordinator&, std::function<void(R)>)> fn,
-                  std::function<void(R)> reply, std::function<R(TxnError)> unavailable) {
+                  std::function<void(R)> reply, std::function<R(Errc)> unavailable) {
   on_coordinator_shard<R>(
       ctx.broker, ctx.shard.id(), coordinator::kTransactionStateTopic,
       coordinator::txn_partition_for(transactional_id),
@@ -46,7 +41,9 @@ void on_txn_shard(const RequestContext& ctx, const std::string& transactional_id
         fn(s.txns(), std::move(done));
       },
       std::move(reply),
-      [unavailable = std::move(unavailable)](ErrorCode e) { return unavailable(as_txn(e)); });
+      [unavailable = std::move(unavailable)](ErrorCode e) {
+        return unavailable(kafka::to_errc(e));
+      });
 }
 
 // The partitions of `topics` that do not exist, by (topic, partition).
@@ -84,11 +81,11 @@ void init_transactional_producer(const RequestContext& ctx, kafka::InitProducerI
       [out](R r) {
         kafka::InitProducerIdResponse resp;
         resp.error_code = wire(r.error, out.version(), 4);
-        resp.producer_id = r.error == TxnError::kNone ? r.producer_id : -1;
-        resp.producer_epoch = r.error == TxnError::kNone ? r.producer_epoch : -1;
+        resp.producer_id = r.error == Errc::kOk ? r.producer_id : -1;
+        resp.producer_epoch = r.error == Errc::kOk ? r.producer_epoch : -1;
         out.send(resp);
       },
-      [](TxnError e) { return R{e}; });
+      [](Errc e) { return R{e}; });
 }
 
 void add_partitions_to_txn(const RequestContext& ctx, kafka::AddPartitionsToTxnRequest req,
@@ -131,7 +128,7 @@ void add_partitions_to_txn(const RequestContext& ctx, kafka::AddPartitionsToTxnR
       for (int32_t p : topic.partitions)
         partitions.push_back({topic.name, p});
     auto answer = [g, i, partitions, missing, finish,
-                   version = out.version()](std::vector<TxnError> errors) {
+                   version = out.version()](std::vector<Errc> errors) {
       std::map<std::string, Resp::TopicResult> by_topic;
       for (size_t j = 0; j < partitions.size(); ++j) {
         const auto& p = partitions[j];
@@ -152,30 +149,29 @@ void add_partitions_to_txn(const RequestContext& ctx, kafka::AddPartitionsToTxnR
       if (--g->left == 0) finish();
     };
     if (!missing.empty() || partitions.empty()) {
-      answer({TxnError::kNone});
+      answer({Errc::kOk});
       continue;
     }
-    using R = std::vector<TxnError>;
+    using R = std::vector<Errc>;
     on_txn_shard<R>(
         ctx, t.transactional_id,
         [id = t.transactional_id, pid = t.producer_id, epoch = t.producer_epoch,
          verify = t.verify_only, partitions](TxnCoordinator& tc, std::function<void(R)> done) {
           if (!verify) {
-            return tc.add_partitions(id, pid, epoch, partitions,
-                                     [done](TxnError e) { done(R{e}); });
+            return tc.add_partitions(id, pid, epoch, partitions, [done](Errc e) { done(R{e}); });
           }
           R errors;
           for (const auto& p : partitions)
             errors.push_back(tc.verify(id, pid, epoch, p));
           done(std::move(errors));
         },
-        answer, [](TxnError e) { return R{e}; });
+        answer, [](Errc e) { return R{e}; });
   }
 }
 
 void add_offsets_to_txn(const RequestContext& ctx, kafka::AddOffsetsToTxnRequest req,
                         Responder<kafka::AddOffsetsToTxnResponse> out) {
-  auto reply = [out](TxnError e) {
+  auto reply = [out](Errc e) {
     kafka::AddOffsetsToTxnResponse resp;
     resp.error_code = wire(e, out.version(), 2);
     out.send(resp);
@@ -193,31 +189,31 @@ void add_offsets_to_txn(const RequestContext& ctx, kafka::AddOffsetsToTxnRequest
   broker.ensure_internal_topic(
       ctx.shard.id(), coordinator::kOffsetsTopic,
       [ctx, req = std::move(req), offsets, reply](Status st) {
-        if (!st) return reply(TxnError::kCoordinatorNotAvailable);
-        on_txn_shard<TxnError>(
+        if (!st) return reply(Errc::kCoordinatorNotAvailable);
+        on_txn_shard<Errc>(
             ctx, req.transactional_id,
-            [req, offsets](TxnCoordinator& tc, std::function<void(TxnError)> done) {
+            [req, offsets](TxnCoordinator& tc, std::function<void(Errc)> done) {
               tc.add_partitions(req.transactional_id, req.producer_id, req.producer_epoch,
                                 {offsets}, std::move(done));
             },
-            reply, [](TxnError e) { return e; });
+            reply, [](Errc e) { return e; });
       });
 }
 
 void end_txn(const RequestContext& ctx, kafka::EndTxnRequest req,
              Responder<kafka::EndTxnResponse> out) {
-  on_txn_shard<TxnError>(
+  on_txn_shard<Errc>(
       ctx, req.transactional_id,
-      [req](TxnCoordinator& tc, std::function<void(TxnError)> done) {
+      [req](TxnCoordinator& tc, std::function<void(Errc)> done) {
         tc.end_txn(req.transactional_id, req.producer_id, req.producer_epoch, req.committed,
                    std::move(done));
       },
-      [out](TxnError e) {
+      [out](Errc e) {
         kafka::EndTxnResponse resp;
         resp.error_code = wire(e, out.version(), 2);
         out.send(resp);
       },
-      [](TxnError e) { return e; });
+      [](Errc e) { return e; });
 }
 
 void write_txn_markers(const RequestContext& ctx, kafka::WriteTxnMarkersRequest req,
@@ -273,7 +269,7 @@ void describe_transactions(const RequestContext& ctx, kafka::DescribeTransaction
           State s;
           s.transactional_id = id;
           if (auto e = tc.routing_error(id)) {
-            s.error_code = static_cast<int16_t>(*e);
+            s.error_code = kafka::code(kafka::to_error_code(*e));
           } else if (auto m = tc.describe(id)) {
             s.transaction_state = std::string(coordinator::state_name(m->state));
             s.transaction_timeout_ms = m->timeout_ms;
@@ -294,10 +290,10 @@ void describe_transactions(const RequestContext& ctx, kafka::DescribeTransaction
           g->resp.transaction_states[i] = std::move(s);
           if (--g->left == 0) out.send(g->resp);
         },
-        [id](TxnError e) {
+        [id](Errc e) {
           State s;
           s.transactional_id = id;
-          s.error_code = static_cast<int16_t>(e);
+          s.error_code = kafka::code(kafka::to_error_code(e));
           return s;
         });
   }

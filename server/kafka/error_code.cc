@@ -62,6 +62,10 @@ std::string_view error_name(ErrorCode e) {
     case ErrorCode::kMemberIdRequired: return "MEMBER_ID_REQUIRED";
     case ErrorCode::kFencedInstanceId: return "FENCED_INSTANCE_ID";
     case ErrorCode::kInvalidRecord: return "INVALID_RECORD";
+    case ErrorCode::kUnstableOffsetCommit: return "UNSTABLE_OFFSET_COMMIT";
+    case ErrorCode::kGroupSubscribedToTopic: return "GROUP_SUBSCRIBED_TO_TOPIC";
+    case ErrorCode::kNonEmptyGroup: return "NON_EMPTY_GROUP";
+    case ErrorCode::kOffsetMetadataTooLarge: return "OFFSET_METADATA_TOO_LARGE";
     case ErrorCode::kProducerFenced: return "PRODUCER_FENCED";
     case ErrorCode::kTransactionalIdNotFound: return "TRANSACTIONAL_ID_NOT_FOUND";
     case ErrorCode::kUnknownTopicId: return "UNKNOWN_TOPIC_ID";
@@ -105,8 +109,58 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kUnknownLeaderEpoch: return ErrorCode::kUnknownLeaderEpoch;
     case Errc::kShutdown: return ErrorCode::kNotLeaderOrFollower;
     case Errc::kInternal: return ErrorCode::kUnknownServerError;
+    case Errc::kCoordinatorLoadInProgress: return ErrorCode::kCoordinatorLoadInProgress;
+    case Errc::kCoordinatorNotAvailable: return ErrorCode::kCoordinatorNotAvailable;
+    case Errc::kNotCoordinator: return ErrorCode::kNotCoordinator;
+    case Errc::kIllegalGeneration: return ErrorCode::kIllegalGeneration;
+    case Errc::kInconsistentGroupProtocol: return ErrorCode::kInconsistentGroupProtocol;
+    case Errc::kInvalidGroupId: return ErrorCode::kInvalidGroupId;
+    case Errc::kUnknownMemberId: return ErrorCode::kUnknownMemberId;
+    case Errc::kInvalidSessionTimeout: return ErrorCode::kInvalidSessionTimeout;
+    case Errc::kRebalanceInProgress: return ErrorCode::kRebalanceInProgress;
+    case Errc::kNonEmptyGroup: return ErrorCode::kNonEmptyGroup;
+    case Errc::kGroupIdNotFound: return ErrorCode::kGroupIdNotFound;
+    case Errc::kMemberIdRequired: return ErrorCode::kMemberIdRequired;
+    case Errc::kFencedInstanceId: return ErrorCode::kFencedInstanceId;
+    case Errc::kGroupSubscribedToTopic: return ErrorCode::kGroupSubscribedToTopic;
+    case Errc::kUnstableOffsetCommit: return ErrorCode::kUnstableOffsetCommit;
+    case Errc::kOffsetMetadataTooLarge: return ErrorCode::kOffsetMetadataTooLarge;
+    case Errc::kInvalidProducerIdMapping: return ErrorCode::kInvalidProducerIdMapping;
+    case Errc::kInvalidTransactionTimeout: return ErrorCode::kInvalidTransactionTimeout;
+    case Errc::kConcurrentTransactions: return ErrorCode::kConcurrentTransactions;
+    case Errc::kProducerFenced: return ErrorCode::kProducerFenced;
   }
   return ErrorCode::kUnknownServerError;
+}
+
+Errc to_errc(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kNone: return Errc::kOk;
+    case ErrorCode::kUnknownTopicOrPartition: return Errc::kNotFound;
+    case ErrorCode::kInvalidProducerEpoch: return Errc::kInvalidProducerEpoch;
+    case ErrorCode::kInvalidTxnState: return Errc::kInvalidTxnState;
+    case ErrorCode::kCoordinatorLoadInProgress: return Errc::kCoordinatorLoadInProgress;
+    case ErrorCode::kCoordinatorNotAvailable: return Errc::kCoordinatorNotAvailable;
+    case ErrorCode::kNotCoordinator: return Errc::kNotCoordinator;
+    case ErrorCode::kIllegalGeneration: return Errc::kIllegalGeneration;
+    case ErrorCode::kInconsistentGroupProtocol: return Errc::kInconsistentGroupProtocol;
+    case ErrorCode::kInvalidGroupId: return Errc::kInvalidGroupId;
+    case ErrorCode::kUnknownMemberId: return Errc::kUnknownMemberId;
+    case ErrorCode::kInvalidSessionTimeout: return Errc::kInvalidSessionTimeout;
+    case ErrorCode::kRebalanceInProgress: return Errc::kRebalanceInProgress;
+    case ErrorCode::kNonEmptyGroup: return Errc::kNonEmptyGroup;
+    case ErrorCode::kGroupIdNotFound: return Errc::kGroupIdNotFound;
+    case ErrorCode::kMemberIdRequired: return Errc::kMemberIdRequired;
+    case ErrorCode::kFencedInstanceId: return Errc::kFencedInstanceId;
+    case ErrorCode::kGroupSubscribedToTopic: return Errc::kGroupSubscribedToTopic;
+    case ErrorCode::kUnstableOffsetCommit: return Errc::kUnstableOffsetCommit;
+    case ErrorCode::kOffsetMetadataTooLarge: return Errc::kOffsetMetadataTooLarge;
+    case ErrorCode::kInvalidProducerIdMapping: return Errc::kInvalidProducerIdMapping;
+    case ErrorCode::kInvalidTransactionTimeout: return Errc::kInvalidTransactionTimeout;
+    case ErrorCode::kConcurrentTransactions: return Errc::kConcurrentTransactions;
+    case ErrorCode::kProducerFenced: return Errc::kProducerFenced;
+    default: return Errc::kInternal;
+  }
 }
 
 }  // namespace strata::kafka

@@ -20,6 +20,7 @@ enum class ErrorCode : int16_t {
   kNotLeaderOrFollower = 6,
   kRequestTimedOut = 7,
   kMessageTooLarge = 10,
+  kOffsetMetadataTooLarge = 12,
   kCoordinatorLoadInProgress = 14,
   kCoordinatorNotAvailable = 15,
   kNotCoordinator = 16,
@@ -57,6 +58,7 @@ enum class ErrorCode : int16_t {
   kTransactionCoordinatorFenced = 52,
   kKafkaStorageError = 56,
   kOperationNotAttempted = 55,
+  kNonEmptyGroup = 68,
   kGroupIdNotFound = 69,
   kFetchSessionIdNotFound = 70,
   kFencedLeaderEpoch = 74,
@@ -67,7 +69,9 @@ enum class ErrorCode : int16_t {
   kFencedInstanceId = 82,
   kEligibleLeadersNotAvailable = 83,
   kElectionNotNeeded = 84,
+  kGroupSubscribedToTopic = 86,
   kInvalidRecord = 87,
+  kUnstableOffsetCommit = 88,
   kProducerFenced = 90,
   kTransactionalIdNotFound = 105,
   kUnknownTopicId = 100,
@@ -81,5 +85,8 @@ std::string_view error_name(ErrorCode e);
 
 // The Kafka error a Strata error becomes on the wire.
 ErrorCode to_error_code(Errc errc);
+// The Strata error a Kafka error code stands for, where one does (another
+// broker's answer, the coordinator routing's refusals); kInternal otherwise.
+Errc to_errc(ErrorCode code);
 
 }  // namespace strata::kafka
