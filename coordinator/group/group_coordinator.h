@@ -18,6 +18,11 @@
 //   gc.host(partition, store, loaded_groups);
 //   gc.join(args, [](JoinResult r) { ... });
 //
+// The code is in three files by concern: group_coordinator.cc (hosting,
+// routing, listing and deleting groups), classic_membership.cc (the
+// JoinGroup/SyncGroup state machine) and group_offsets.cc (committed
+// offsets); group_state.h holds the group and member state they share.
+//
 // Thread-safety: one shard; every callback runs on it (possibly inside the
 // call, when the answer is immediate).
 #pragma once
