@@ -34,6 +34,8 @@ struct RequestContext {
 // Handles one request frame; `reply` runs exactly once, on ctx.shard.
 void dispatch(const RequestContext& ctx, const SharedBytes& frame, const kafka::DecodedHeader& h,
               ReplyFn reply);
+// Whether dispatch has a handler for the API (every one ApiVersions lists).
+bool has_route(int16_t api_key);
 
 // A handler's way to answer: send(response) encodes it for the request's
 // version.
