@@ -42,6 +42,7 @@ std::string_view errc_name(Errc code) {
     case Errc::kInvalidProducerEpoch: return "InvalidProducerEpoch";
     case Errc::kTransactionCoordinatorFenced: return "TransactionCoordinatorFenced";
     case Errc::kInvalidTxnState: return "InvalidTxnState";
+    case Errc::kNotHosted: return "NotHosted";
     case Errc::kCoordinatorLoadInProgress: return "CoordinatorLoadInProgress";
     case Errc::kCoordinatorNotAvailable: return "CoordinatorNotAvailable";
     case Errc::kNotCoordinator: return "NotCoordinator";

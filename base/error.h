@@ -36,6 +36,7 @@ enum class Errc {
   kLogFailed,  // a write failed; the log rejects appends until it recovered
   // Replicas.
   kNotLeader,                     // this broker's replica of the partition does not lead it
+  kNotHosted,                     // this broker holds no open replica of the partition
   kFencedLeaderEpoch,             // the caller's leader epoch is older than the replica's
   kUnknownLeaderEpoch,            // the caller's leader epoch is newer than the replica's
   kNotController,                 // a cluster change asked of a broker that is not the controller

@@ -9,6 +9,10 @@
 
 namespace strata::replication {
 
+Error not_hosted() {
+  return Error(Errc::kNotHosted, "this broker holds no open replica of the partition");
+}
+
 Partition::Partition(std::string topic, PartitionId id, std::unique_ptr<engine::Log> log, Role role,
                      LeaderEpoch leader_epoch)
     : topic_(std::move(topic)),
@@ -332,7 +336,7 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
             // must not overtake each other on the way to the log).
             queue->second->push_back([this, batches = std::move(batches), options,
                                       done = std::move(done)](bool alive) mutable {
-              if (!alive) return done(Error(Errc::kShutdown, "partition closed"));
+              if (!alive) return done(not_hosted());
               append(std::move(batches), options, std::move(done));
             });
             return;
@@ -348,7 +352,7 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
                done = std::move(done), alive = std::weak_ptr<bool>(alive_)](Status st) mutable {
                 auto waiting = std::move(*queue);
                 if (alive.expired()) {
-                  done(Error(Errc::kShutdown, "partition closed"));
+                  done(not_hosted());
                   for (auto& w : waiting)
                     w(false);
                   return;

@@ -99,6 +99,11 @@ struct IsrProposal {
   std::vector<int32_t> isr;
 };
 
+// The one error for a partition this shard holds no open replica of (never
+// hosted here, moved away, or closing): the server answers it with
+// NOT_LEADER_OR_FOLLOWER, so a client refreshes its metadata and retries.
+Error not_hosted();
+
 struct ReadResult {
   std::vector<SharedBytes> slices;  // whole batches in offset order
   size_t bytes = 0;

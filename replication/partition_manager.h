@@ -56,6 +56,8 @@ class PartitionManager {
   PartitionManager(const PartitionManager&) = delete;
   PartitionManager& operator=(const PartitionManager&) = delete;
 
+  // The shard's open replica of `uid`, or nullptr; a caller that finds none
+  // answers with not_hosted().
   Partition* find(PartitionUid uid);
   size_t size() const { return partitions_.size(); }
 

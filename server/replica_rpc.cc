@@ -158,8 +158,9 @@ void epoch_end(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
   run_on_owners<Answer>(
       conn->broker(), conn->shard(), uids,
       [epochs](Partition* p, size_t i, std::function<void(Answer)> done) {
-        if (p == nullptr || p->role() != replication::Role::kLeader) {
-          return done(Answer{ErrorCode::kNotLeaderOrFollower, {}});
+        if (p == nullptr) return done(Answer{kafka::to_error_code(Errc::kNotHosted), {}});
+        if (p->role() != replication::Role::kLeader) {
+          return done(Answer{kafka::to_error_code(Errc::kNotLeader), {}});
         }
         done(Answer{ErrorCode::kNone, p->log().end_offset_for_epoch(LeaderEpoch(epochs[i]))});
       },
@@ -214,9 +215,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
         conn_->broker(), conn_->shard(), uids_,
         [offsets, durables, follower, max_bytes](Partition* p, size_t i,
                                                  std::function<void(Read)> done) {
-          if (p == nullptr) {
-            return done(Read{Error(Errc::kNotLeader, "not hosted here")});
-          }
+          if (p == nullptr) return done(Read{replication::not_hosted()});
           // What the follower holds moves the watermark (and the ISR).
           p->on_follower_fetch(follower, offsets[i], durables[i]);
           Offset end = p->log().log_end_offset();

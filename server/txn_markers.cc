@@ -105,9 +105,7 @@ void append_markers(Broker& broker, unsigned origin, const engine::TxnMarker& ma
   run_on_owners<Status>(
       broker, origin, uids,
       [&broker, marker](Partition* p, size_t, std::function<void(Status)> append_done) {
-        if (p == nullptr) {
-          return append_done(Error(Errc::kNotLeader, "the partition is not open here"));
-        }
+        if (p == nullptr) return append_done(replication::not_hosted());
         broker.state(broker.shard_for(p->uid())).append_marker(*p, marker, std::move(append_done));
       },
       [codes = std::move(codes), where, done = std::move(done)](std::vector<Status> r) mutable {

@@ -106,9 +106,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     run_on_owners<PartitionResult>(
         ctx_.broker, ctx_.shard.id(), uids(),
         [targets, isolation](Partition* p, size_t i, std::function<void(PartitionResult)> done) {
-          if (p == nullptr) {
-            return done(PartitionResult{Error(Errc::kShutdown, "partition not open")});
-          }
+          if (p == nullptr) return done(PartitionResult{replication::not_hosted()});
           p->read(
               targets[i].offset, targets[i].read_bytes, isolation,
               [done](Result<replication::ReadResult> r) { done(PartitionResult{std::move(r)}); });
@@ -182,9 +180,6 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       auto& r = results[i].read;
       if (!r.ok()) {
         rp.error_code = kafka::code(kafka::to_error_code(r.error().code()));
-        if (r.error().code() == Errc::kShutdown) {
-          rp.error_code = kafka::code(ErrorCode::kNotLeaderOrFollower);
-        }
         continue;
       }
       rp.high_watermark = r->high_watermark.value();

@@ -100,7 +100,7 @@ auto resolve(Broker& broker, const Req& topics, Resp& out_topics, std::vector<Pa
 
 void lookup(Partition* p, int64_t ts, replication::Isolation isolation,
             std::function<void(OffsetAnswer)> done) {
-  if (p == nullptr) return done(OffsetAnswer{ErrorCode::kNotLeaderOrFollower});
+  if (p == nullptr) return done(OffsetAnswer{kafka::to_error_code(Errc::kNotHosted)});
   auto& log = p->log();
   // What a consumer at this isolation level may read (read_committed: the
   // last stable offset) bounds "latest" and the time lookups.
@@ -185,7 +185,7 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
   run_on_owners<OffsetAnswer>(
       ctx.broker, ctx.shard.id(), uids,
       [targets](Partition* p, size_t i, std::function<void(OffsetAnswer)> done) {
-        if (p == nullptr) return done(OffsetAnswer{ErrorCode::kNotLeaderOrFollower});
+        if (p == nullptr) return done(OffsetAnswer{kafka::to_error_code(Errc::kNotHosted)});
         // -1 means "up to the high watermark".
         auto start = p->delete_records(targets[i] == -1 ? p->high_watermark() : Offset(targets[i]));
         if (!start) return done(OffsetAnswer{kafka::to_error_code(start.error().code())});
@@ -222,7 +222,7 @@ void offset_for_leader_epoch(const RequestContext& ctx, kafka::OffsetForLeaderEp
   run_on_owners<Answer>(
       ctx.broker, ctx.shard.id(), uids,
       [epochs, consumer](Partition* p, size_t i, std::function<void(Answer)> done) {
-        if (p == nullptr) return done(Answer{ErrorCode::kNotLeaderOrFollower, {}});
+        if (p == nullptr) return done(Answer{kafka::to_error_code(Errc::kNotHosted), {}});
         auto end = p->log().end_offset_for_epoch(LeaderEpoch(epochs[i]));
         if (consumer && end.end_offset > p->high_watermark()) end.end_offset = p->high_watermark();
         done(Answer{ErrorCode::kNone, end});

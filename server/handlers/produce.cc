@@ -94,9 +94,7 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
           Partition* p, size_t i, std::function<void(Result<replication::AppendResult>)> done) {
         auto& split = (*shared_batches)[i];
         if (!split) return done(split.error());
-        if (p == nullptr) {
-          return done(Error(Errc::kShutdown, "partition is not open on this broker"));
-        }
+        if (p == nullptr) return done(replication::not_hosted());
         if (p->log().config().cleanup_compact) {
           auto keyless = records_without_key(*split);
           if (!keyless) return done(keyless.error());

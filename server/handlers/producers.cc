@@ -72,7 +72,7 @@ void describe_producers(const RequestContext& ctx, kafka::DescribeProducersReque
   run_on_owners<Producers>(
       broker, ctx.shard.id(), uids,
       [](Partition* p, size_t, std::function<void(Producers)> done) {
-        if (p == nullptr) return done(Error(Errc::kNotLeader, "the partition is not open here"));
+        if (p == nullptr) return done(replication::not_hosted());
         if (p->role() != replication::Role::kLeader) {
           return done(Error(Errc::kNotLeader, "this broker does not lead the partition"));
         }

@@ -96,7 +96,8 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kCorruption:
     case Errc::kLogFailed: return ErrorCode::kKafkaStorageError;
     case Errc::kUnavailable: return ErrorCode::kRequestTimedOut;
-    case Errc::kNotLeader: return ErrorCode::kNotLeaderOrFollower;
+    case Errc::kNotLeader:
+    case Errc::kNotHosted: return ErrorCode::kNotLeaderOrFollower;
     case Errc::kNotController: return ErrorCode::kNotController;
     case Errc::kNotEnoughReplicas: return ErrorCode::kNotEnoughReplicas;
     case Errc::kNotEnoughReplicasAfterAppend: return ErrorCode::kNotEnoughReplicasAfterAppend;
