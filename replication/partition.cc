@@ -281,106 +281,126 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
   if (auto st = require_leader(); !st) return done(st.error());
   if (batches.empty()) return done(Error(Errc::kInvalidRecord, "empty record set"));
   if (options.acks_all) {
-    // Kafka's check before an acks=all append: nothing is written while the
-    // ISR is too small to acknowledge it.
-    int64_t min = log_->config().min_insync_replicas;
-    if (in_sync_ ? !in_sync_->enough_in_sync() : min > 1) {
-      return done(Error(Errc::kNotEnoughReplicas,
-                        fmt::format("{}-{} has {} in-sync replica(s), fewer than "
-                                    "min.insync.replicas={}",
-                                    topic_, id_, in_sync_ ? in_sync_->isr().size() : 1, min)));
+    if (auto st = check_min_isr(); !st) return done(st.error());
+  }
+  if (options.from_client) {
+    // Topic compression (compression.type other than producer): the batches
+    // are re-encoded here, so the checks below and the log see what is
+    // stored.
+    if (auto st = apply_topic_compression(batches); !st) return done(st.error());
+    if (auto st = check_idempotent_request(batches); !st) return done(st.error());
+    if (defer_for_transaction(batches, options, done)) return;
+  }
+  write(std::move(batches), options, std::move(done));
+}
+
+Status Partition::check_min_isr() const {
+  // Kafka's check before an acks=all append: nothing is written while the
+  // ISR is too small to acknowledge it.
+  int64_t min = log_->config().min_insync_replicas;
+  if (in_sync_ ? in_sync_->enough_in_sync() : min <= 1) return ok_status();
+  return Error(Errc::kNotEnoughReplicas,
+               fmt::format("{}-{} has {} in-sync replica(s), fewer than min.insync.replicas={}",
+                           topic_, id_, in_sync_ ? in_sync_->isr().size() : 1, min));
+}
+
+Status Partition::check_idempotent_request(const std::vector<SharedBytes>& batches) const {
+  // An idempotent producer's batch is checked against the one before it as
+  // it is appended: one batch per partition per request (as Kafka requires
+  // from Produce v3 on), or a refusal could come after batches of the same
+  // request were written.
+  if (batches.size() <= 1) return ok_status();
+  for (const auto& b : batches) {
+    if (b.size() < engine::kBatchHeaderSize) continue;  // the log refuses it
+    if (engine::idempotent(engine::read_batch_header(b.data()))) {
+      return Error(Errc::kInvalidRecord,
+                   fmt::format("{}-{}: an idempotent producer's request holds {} batches for one "
+                               "partition; one is allowed",
+                               topic_, id_, batches.size()));
     }
   }
+  return ok_status();
+}
 
-  // Topic compression (compression.type other than producer): the batches
-  // are re-encoded here, so the checks below and the log see what is stored.
-  if (options.from_client) {
-    if (auto st = apply_topic_compression(batches); !st) return done(st.error());
+bool Partition::defer_for_transaction(std::vector<SharedBytes>& batches,
+                                      const AppendOptions& options,
+                                      std::function<void(Result<AppendResult>)>& done) {
+  for (const auto& b : batches) {
+    if (b.size() < engine::kBatchHeaderSize) continue;  // the log refuses it
+    auto h = engine::read_batch_header(b.data());
+    if (!engine::transactional_data(h)) continue;
+    // A transactional write opens a transaction here that only its
+    // coordinator's marker ends: it must be one the coordinator has this
+    // partition in (KIP-890), or a transaction could hang read_committed
+    // readers. Once open here, the producer's batches need no check.
+    const auto* producer = log_->producer_states().find(h.producer_id);
+    bool open =
+        producer != nullptr && producer->txn_first_offset && producer->epoch == h.producer_epoch;
+    if (open) continue;
+    Offset last = producer != nullptr ? producer->last_offset : Offset(-1);
+    if (options.txn_verified_at) {
+      if (*options.txn_verified_at == last) continue;
+      done(Error(Errc::kInvalidTxnState,
+                 fmt::format("{}-{}: producer {}'s transaction ended while its write was being "
+                             "verified",
+                             topic_, id_, h.producer_id)));
+      return true;
+    }
+    if (!options.verify_txn) {
+      done(Error(Errc::kInvalidTxnState,
+                 fmt::format("{}-{}: a transactional write to a partition the producer's "
+                             "transaction does not hold",
+                             topic_, id_)));
+      return true;
+    }
+    int64_t pid = h.producer_id;
+    if (auto queue = verifying_.find(pid); queue != verifying_.end()) {
+      // An earlier write of the producer is being verified: this one goes
+      // after it, in the order they came (pipelined requests must not
+      // overtake each other on the way to the log).
+      queue->second->push_back([this, batches = std::move(batches), options,
+                                done = std::move(done)](bool alive) mutable {
+        if (!alive) return done(not_hosted());
+        append(std::move(batches), options, std::move(done));
+      });
+      return true;
+    }
+    auto queue = std::make_shared<std::vector<std::function<void(bool)>>>();
+    verifying_[pid] = queue;
+    AppendOptions verified = options;
+    verified.verify_txn = nullptr;
+    verified.txn_verified_at = last;
+    options.verify_txn(
+        pid, h.producer_epoch,
+        [this, pid, queue, batches = std::move(batches), verified = std::move(verified),
+         done = std::move(done), alive = std::weak_ptr<bool>(alive_)](Status st) mutable {
+          auto waiting = std::move(*queue);
+          if (alive.expired()) {
+            done(not_hosted());
+            for (auto& w : waiting)
+              w(false);
+            return;
+          }
+          verifying_.erase(pid);
+          if (!st) {
+            done(st.error());
+          } else {
+            append(std::move(batches), verified, std::move(done));
+          }
+          for (auto& w : waiting)
+            w(true);
+        });
+    return true;
   }
+  return false;
+}
 
+void Partition::write(std::vector<SharedBytes> batches, const AppendOptions& options,
+                      std::function<void(Result<AppendResult>)> done) {
   engine::AppendOptions opts;
   opts.leader_epoch = leader_epoch_;
   opts.from_client = options.from_client;
   opts.allow_control = !options.from_client;  // the broker's transaction markers
-  if (options.from_client) {
-    for (const auto& b : batches) {
-      if (b.size() < engine::kBatchHeaderSize) continue;  // the log refuses it
-      auto h = engine::read_batch_header(b.data());
-      // A transactional write opens a transaction here that only its
-      // coordinator's marker ends: it must be one the coordinator has this
-      // partition in (KIP-890), or a transaction could hang read_committed
-      // readers. Once open here, the producer's batches need no check.
-      if (engine::transactional_data(h)) {
-        const auto* producer = log_->producer_states().find(h.producer_id);
-        bool open = producer != nullptr && producer->txn_first_offset &&
-                    producer->epoch == h.producer_epoch;
-        Offset last = producer != nullptr ? producer->last_offset : Offset(-1);
-        if (!open && options.txn_verified_at) {
-          if (*options.txn_verified_at != last) {
-            return done(Error(Errc::kInvalidTxnState,
-                              fmt::format("{}-{}: producer {}'s transaction ended while its "
-                                          "write was being verified",
-                                          topic_, id_, h.producer_id)));
-          }
-        } else if (!open) {
-          if (!options.verify_txn) {
-            return done(Error(Errc::kInvalidTxnState,
-                              fmt::format("{}-{}: a transactional write to a partition the "
-                                          "producer's transaction does not hold",
-                                          topic_, id_)));
-          }
-          int64_t pid = h.producer_id;
-          if (auto queue = verifying_.find(pid); queue != verifying_.end()) {
-            // An earlier write of the producer is being verified: this one
-            // goes after it, in the order they came (pipelined requests
-            // must not overtake each other on the way to the log).
-            queue->second->push_back([this, batches = std::move(batches), options,
-                                      done = std::move(done)](bool alive) mutable {
-              if (!alive) return done(not_hosted());
-              append(std::move(batches), options, std::move(done));
-            });
-            return;
-          }
-          auto queue = std::make_shared<std::vector<std::function<void(bool)>>>();
-          verifying_[pid] = queue;
-          AppendOptions verified = options;
-          verified.verify_txn = nullptr;
-          verified.txn_verified_at = last;
-          options.verify_txn(
-              pid, h.producer_epoch,
-              [this, pid, queue, batches = std::move(batches), verified = std::move(verified),
-               done = std::move(done), alive = std::weak_ptr<bool>(alive_)](Status st) mutable {
-                auto waiting = std::move(*queue);
-                if (alive.expired()) {
-                  done(not_hosted());
-                  for (auto& w : waiting)
-                    w(false);
-                  return;
-                }
-                verifying_.erase(pid);
-                if (!st) {
-                  done(st.error());
-                } else {
-                  append(std::move(batches), verified, std::move(done));
-                }
-                for (auto& w : waiting)
-                  w(true);
-              });
-          return;
-        }
-      }
-      // An idempotent producer's batch is checked against the one before it
-      // as it is appended: one batch per partition per request (as Kafka
-      // requires from Produce v3 on), or a refusal could come after batches
-      // of the same request were written.
-      if (batches.size() > 1 && engine::idempotent(h)) {
-        return done(Error(Errc::kInvalidRecord,
-                          fmt::format("{}-{}: an idempotent producer's request holds {} batches "
-                                      "for one partition; one is allowed",
-                                      topic_, id_, batches.size())));
-      }
-    }
-  }
   if (batches.size() > 1) {
     // All or nothing: check every batch before the first is appended.
     for (const auto& b : batches) {
@@ -397,35 +417,11 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
   };
   auto state = std::make_shared<State>(
       State{batches.size(), 0, std::nullopt, std::nullopt, std::move(done)});
-  bool acks_all = options.acks_all;
-  int64_t timeout_ms = options.timeout_ms;
-  LeaderEpoch appended_in = leader_epoch_;
-  auto finish = [this, state, acks_all, timeout_ms, appended_in] {
+  auto finish = [this, state, acks_all = options.acks_all, timeout_ms = options.timeout_ms,
+                 appended_in = leader_epoch_] {
     if (state->error) return state->done(*state->error);
     if (!acks_all) return state->done(*state->first);
-    if (role_ != Role::kLeader || leader_epoch_ != appended_in) {
-      // Demoted while the batches were being written: the new leader's log
-      // decides whether they stay, and this replica no longer knows the ISR
-      // (it must not take itself for a single replica).
-      return state->done(
-          Error(Errc::kNotLeader, fmt::format("{}-{}: the leadership (epoch {}) ended before the "
-                                              "in-sync replicas acknowledged the batches",
-                                              topic_, id_, appended_in.value())));
-    }
-    if (in_sync_) {
-      // Several replicas: wait until the ISR holds the batches.
-      ack_waiters_.push_back(
-          AckWaiter{*state->first, log_->clock().steady_ms() + timeout_ms, std::move(state->done)});
-      return settle_acks();
-    }
-    // This broker alone: the watermark is its own durable offset.
-    if (log_->config().durability != engine::Durability::kFsync) {
-      return state->done(*state->first);
-    }
-    log_->flush([state](Status st) {
-      if (!st) return state->done(st.error());
-      state->done(*state->first);
-    });
+    acknowledge(*state->first, appended_in, timeout_ms, std::move(state->done));
   };
   for (size_t i = 0; i < batches.size(); ++i) {
     auto st =
@@ -455,6 +451,31 @@ void Partition::append(std::vector<SharedBytes> batches, const AppendOptions& op
       return;
     }
   }
+}
+
+void Partition::acknowledge(AppendResult appended, LeaderEpoch appended_in, int64_t timeout_ms,
+                            std::function<void(Result<AppendResult>)> done) {
+  if (role_ != Role::kLeader || leader_epoch_ != appended_in) {
+    // Demoted while the batches were being written: the new leader's log
+    // decides whether they stay, and this replica no longer knows the ISR
+    // (it must not take itself for a single replica).
+    return done(
+        Error(Errc::kNotLeader, fmt::format("{}-{}: the leadership (epoch {}) ended before the "
+                                            "in-sync replicas acknowledged the batches",
+                                            topic_, id_, appended_in.value())));
+  }
+  if (in_sync_) {
+    // Several replicas: wait until the ISR holds the batches.
+    ack_waiters_.push_back(
+        AckWaiter{appended, log_->clock().steady_ms() + timeout_ms, std::move(done)});
+    return settle_acks();
+  }
+  // This broker alone: the watermark is its own durable offset.
+  if (log_->config().durability != engine::Durability::kFsync) return done(appended);
+  log_->flush([appended, done = std::move(done)](Status st) {
+    if (!st) return done(st.error());
+    done(appended);
+  });
 }
 
 Result<Offset> Partition::delete_records(Offset offset) {

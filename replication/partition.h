@@ -271,6 +271,24 @@ class Partition {
   void arm_ack_timer();
   // Re-encodes `batches` in the topic's compression.type (unless "producer").
   Status apply_topic_compression(std::vector<SharedBytes>& batches) const;
+  // The steps of append(), in order. kNotEnoughReplicas while an acks=all
+  // write could not be acknowledged.
+  Status check_min_isr() const;
+  // kInvalidRecord for an idempotent producer's request of several batches.
+  Status check_idempotent_request(const std::vector<SharedBytes>& batches) const;
+  // A transactional write whose transaction is not open here (KIP-890): true
+  // when it was answered with an error or taken, with `done`, to be
+  // appended once the coordinator verified it; false to append now.
+  bool defer_for_transaction(std::vector<SharedBytes>& batches, const AppendOptions& options,
+                             std::function<void(Result<AppendResult>)>& done);
+  // Appends the batches (all or none of several), then answers: at once, or
+  // for acks=all through acknowledge().
+  void write(std::vector<SharedBytes> batches, const AppendOptions& options,
+             std::function<void(Result<AppendResult>)> done);
+  // An acks=all answer: once the in-sync replicas hold `appended` (or this
+  // broker alone synced it), unless the leadership of `appended_in` ended.
+  void acknowledge(AppendResult appended, LeaderEpoch appended_in, int64_t timeout_ms,
+                   std::function<void(Result<AppendResult>)> done);
   void start_policy_flush();
 
   struct Waiter {
