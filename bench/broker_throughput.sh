@@ -13,7 +13,7 @@ broker_bin="$build/server/strata-broker"
 dir=$(mktemp -d /tmp/strata-throughput-XXXXXX)
 . "$(dirname "$0")/start_broker.sh"
 start_broker "$broker_bin" "$dir" --log-level warn --set "num.partitions=$partitions"
-trap 'kill -TERM $broker 2>/dev/null; wait $broker 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill -TERM $broker 2>/dev/null || true; wait $broker 2>/dev/null || true; rm -rf "$dir"' EXIT
 bootstrap="127.0.0.1:$port"
 echo "# $messages messages of 1024 bytes, $partitions partitions, broker pid $broker"
 "$perf" --bootstrap "$bootstrap" --topic t-acks1 --messages "$messages" --acks 1 | head -1

@@ -22,7 +22,7 @@ out="$root/bench/results/compaction-$(date -u +%Y%m%dT%H%M%SZ).jsonl"
 mkdir -p "$(dirname "$out")"
 . "$root/bench/start_broker.sh"
 dirs=()
-trap 'kill -TERM ${broker:-0} 2>/dev/null; wait ${broker:-0} 2>/dev/null; rm -rf "${dirs[@]}"' EXIT
+trap 'kill -TERM ${broker:-0} 2>/dev/null || true; wait ${broker:-0} 2>/dev/null || true; rm -rf "${dirs[@]}"' EXIT
 run() {  # run ROUND CLEANER(true|false)
   local dir
   dir=$(mktemp -d /tmp/strata-compaction-XXXXXX)

@@ -35,7 +35,7 @@ mkdir -p "$(dirname "$out")"
 : > "$facts"
 . "$root/bench/start_broker.sh"
 work=$(mktemp -d /tmp/strata-keys-XXXXXX)
-trap 'kill -TERM ${broker:-0} 2>/dev/null; wait ${broker:-0} 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill -TERM ${broker:-0} 2>/dev/null || true; wait ${broker:-0} 2>/dev/null || true; rm -rf "$work"' EXIT
 # The load is paced at 200k msg/s: about 1.1 times the keys in messages.
 if [ "$load_seconds" = 0 ]; then load_seconds=$((keys / 180000 + 5)); fi
 common=(--log-level info --set log.cleanup.policy=compact --set "log.segment.bytes=$segment_bytes"

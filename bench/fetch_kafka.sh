@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Fetches the newest Apache Kafka 4.x broker that Maven Central serves
 # (org.apache.kafka:kafka_2.13 and its runtime dependencies: the KRaft
-# server, the storage formatter, the tools' common classes; with log4j2
-# behind slf4j so the broker's own log is readable) into a cache outside
+# server, the storage formatter; org.apache.kafka:kafka-tools of the same
+# version: the command-line tools' main classes, the producer perf test
+# among them; with log4j2 behind slf4j so the broker's own log is
+# readable) into a cache outside
 # the repository. Nothing of Kafka is ever committed. bench/kafka.sh runs
 # what this leaves there.
 #
@@ -20,7 +22,8 @@ case "${1:-}" in
   *) echo "fetch_kafka.sh: unknown option '$1' (only --refresh)" >&2; exit 2 ;;
 esac
 
-if [ "$refresh" = 0 ] && [ -s "$cache/VERSION" ] && [ -d "$cache/lib" ]; then
+# A cache from before the tools were fetched lacks kafka-tools: fetch again.
+if [ "$refresh" = 0 ] && [ -s "$cache/VERSION" ] && compgen -G "$cache/lib/kafka-tools-[0-9]*.jar" >/dev/null; then
   echo "$cache"
   exit 0
 fi
@@ -40,6 +43,10 @@ cat >"$work/pom.xml" <<'EOF'
   <dependencies>
     <dependency>
       <groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId>
+      <version>[4.0.0,5.0.0)</version>
+    </dependency>
+    <dependency>
+      <groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId>
       <version>[4.0.0,5.0.0)</version>
     </dependency>
     <dependency>

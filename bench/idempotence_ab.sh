@@ -20,7 +20,7 @@ mkdir -p "$(dirname "$out")"
 dir=$(mktemp -d /tmp/strata-idempotence-XXXXXX)
 . "$root/bench/start_broker.sh"
 start_broker "$broker_bin" "$dir" --log-level warn
-trap 'kill -TERM $broker 2>/dev/null; wait $broker 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill -TERM $broker 2>/dev/null || true; wait $broker 2>/dev/null || true; rm -rf "$dir"' EXIT
 run() {  # run ROUND IDEMPOTENT
   "$bench" --driver kafka --url "127.0.0.1:$port" --workload "$root/bench/workloads/max-produce.yaml" \
     --acks all --topic-prefix "ab-$1-$2" -D "enable.idempotence=$2" --watch-pid "$broker" \

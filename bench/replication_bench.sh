@@ -27,33 +27,16 @@ shift $(( $# >= 1 ? 1 : 0 ))
 out="bench/results/replication-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
 systems=${SYSTEMS:-strata kafka}
-export STRATA_CLUSTER_DIR KAFKA_DIR
 work=$(mktemp -d /var/tmp/strata-replication-bench-XXXXXX)
-STRATA_CLUSTER_DIR=$work/strata
-KAFKA_DIR=$work/kafka
-export BROKERS=3 STRATA_BROKER="$build/server/strata-broker" STRATA_CLI="$build/tools/strata"
-export STRATA_BROKER_ARGS="--cores 1 ${BROKER_ARGS:-}"
-down() {
-  scripts/cluster.sh down >/dev/null 2>&1 || true
-  bench/kafka.sh down >/dev/null 2>&1 || true
-  rm -rf "$STRATA_CLUSTER_DIR" "$KAFKA_DIR"
-}
-trap 'down; rm -rf "$work"' EXIT
+. bench/three_brokers.sh
+trap 'clusters_down; rm -rf "$work"' EXIT
 
 # up SYSTEM [--flush]: a fresh cluster; sets bootstrap and watch.
 up() {
-  down
-  sync  # start from a quiet disk
+  clusters_up "$@"
   watch=()
-  local n
-  if [ "$1" = strata ]; then
-    bootstrap=$(scripts/cluster.sh up | tail -n 1 | sed 's/^bootstrap.servers=//')
-    for n in 1 2 3; do watch+=(--watch-pid "$(cat "$STRATA_CLUSTER_DIR/broker-$n.pid")"); done
-  else
-    shift
-    bootstrap=$(bench/kafka.sh up --brokers 3 "$@" | tail -n 1 | sed 's/^bootstrap.servers=//')
-    for n in 1 2 3; do watch+=(--watch-pid "$(cat "$KAFKA_DIR/node-$n.pid")"); done
-  fi
+  local p
+  for p in "${pids[@]}"; do watch+=(--watch-pid "$p"); done
 }
 
 duration=${DURATION:-20}
@@ -114,5 +97,5 @@ if [ "${SEED:-1}" = 1 ]; then
       tail -n 12 || echo "replication_bench.sh: $system-mission-rf3-all did not complete" >&2
   done
 fi
-down
+clusters_down
 /usr/bin/python3 bench/replication_table.py "$out/runs.jsonl" | tee "$out/table.txt"
