@@ -234,7 +234,8 @@ class Log {
   // shard: the cleaned files replace the planned segments — unless the log
   // changed under the plan (a truncation, retention, another cleaning), in
   // which case the result is dropped (false). See log_cleaner.h and
-  // ARCHITECTURE.md for the order of the swap and what recovery completes.
+  // engine/README.md ("Compaction") for the order of the swap and what
+  // recovery completes.
   //
   // The swap's steps that wait on the disk (renames and directory syncs,
   // the index's synced write) run through `run`, away from the shard; the

@@ -74,7 +74,7 @@ struct BrokerConfig {
   int64_t stats_interval_ms = 0;
   // Strata's own: bytes of each partition's log, behind its end, kept in the
   // page cache; older durable bytes the broker wrote are dropped from it
-  // (0: leave the page cache to the kernel). See ARCHITECTURE.md.
+  // (0: leave the page cache to the kernel). See engine/README.md, "Flush".
   int64_t log_cache_window_bytes = 64LL << 20;
   int64_t producer_id_expiration_ms = 86'400'000;  // producer.id.expiration.ms
   // Strata's own test hook: where the shards journal their syncs for a fault

@@ -114,7 +114,7 @@ class CompactionTest(unittest.TestCase):
         `produced`) — every key but the sentinel, which roll_until_cleaned
         rewrites while the cleaner runs: a key's older records go only once
         its latest record is below the cleaning's stable and durable bound
-        (ARCHITECTURE.md), and the sentinel's latest is often the unsynced
+        (engine/README.md, "Compaction"), and the sentinel's latest is often the unsynced
         one in flight. A key rewritten after that cleaning keeps its older
         record until a later cleaning covers the new one."""
         last = last_of_every_key(produced)
