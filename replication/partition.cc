@@ -139,6 +139,50 @@ void Partition::restart_at(Offset offset, std::function<void(Status)> done) {
       std::move(done));
 }
 
+void Partition::truncate_above(Offset offset, std::function<void(Status)> done) {
+  if (offset >= log_->log_end_offset()) return done(ok_status());
+  truncate_to(offset, std::move(done));
+}
+
+Partition::FollowerPosition Partition::follower_position() const {
+  const auto& epochs = log_->leader_epochs();
+  return FollowerPosition{epochs.empty() ? -1 : epochs.rbegin()->first, log_->log_end_offset(),
+                          log_->durable_offset(), high_watermark()};
+}
+
+void Partition::apply_from_leader(SharedBytes records, Offset leader_high_watermark,
+                                  Offset leader_log_start, std::function<void(Status)> done) {
+  auto append = [this, records, leader_high_watermark, leader_log_start, done] {
+    append_from_leader(records,
+                       [this, leader_high_watermark, leader_log_start, done](Result<Offset> r) {
+                         set_leader_high_watermark(leader_high_watermark);
+                         if (!r) return done(r.error());
+                         set_leader_log_start(leader_log_start);
+                         if (log_->config().durability != engine::Durability::kFsync)
+                           return done(ok_status());
+                         // On fsync topics the leader's watermark waits for this copy to be
+                         // synced, and learns it only from the next fetch: that one goes once
+                         // the sync (group-committed with the append's) is done, or it would
+                         // long-poll for new data with the news held back.
+                         log_->flush([done](Status st) { done(st); });
+                       });
+  };
+  // A log emptied to start at the leader's log start gets the batch that
+  // holds it: the log starts again at that batch's base, and its start
+  // moves up to the leader's once the batch is in.
+  if (log_->log_start_offset() == log_->log_end_offset() &&
+      records.size() >= engine::kBatchHeaderSize) {
+    Offset base = engine::read_batch_header(records.data()).base_offset;
+    if (base < log_->log_end_offset()) {
+      return restart_at(base, [append, done](Status st) {
+        if (!st) return done(st);
+        append();
+      });
+    }
+  }
+  append();
+}
+
 void Partition::set_assignment(const Assignment& a) {
   if (a.partition_epoch != partition_epoch_) proposed_isr_.reset();  // a new state answers it
   partition_epoch_ = a.partition_epoch;

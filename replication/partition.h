@@ -244,6 +244,25 @@ class Partition {
   // up to it (the leader's DeleteRecords and retention), as far as its log
   // reaches — so a new leader never serves records the old one deleted.
   void set_leader_log_start(Offset start);
+  // A follower applies one fetch response's partition: `records` (whole
+  // batches from its log end; an emptied log first restarts at their
+  // base), the leader's high watermark and log start. On a fsync topic
+  // `done` waits for the copy to be synced: the leader learns what the
+  // follower holds durably from its next fetch, which must carry it.
+  void apply_from_leader(SharedBytes records, Offset leader_high_watermark, Offset leader_log_start,
+                         std::function<void(Status)> done);
+  // Where a follower stands, for its next request to the leader: the last
+  // leader epoch in its log (-1: none), its log end, what of it is synced,
+  // and its high watermark.
+  struct FollowerPosition {
+    int32_t last_epoch = -1;
+    Offset log_end;
+    Offset durable;
+    Offset high_watermark;
+  };
+  FollowerPosition follower_position() const;
+  // truncate_to() unless the log already ends at or below `offset`.
+  void truncate_above(Offset offset, std::function<void(Status)> done);
   // Fires every waiter (shutdown, role changes).
   void wake_all();
 

@@ -663,5 +663,47 @@ TEST_F(PartitionTest, AFollowerMovesItsLogStartUpToTheLeadersWithinWhatItHolds) 
   EXPECT_EQ(leader.log().log_start_offset(), Offset(3));
 }
 
+// A follower applies a fetch response in one call: the records, then the
+// leader's watermark and log start; on an fsync topic the answer waits for
+// the copy to be synced, and an emptied log restarts at the batches' base.
+TEST_F(PartitionTest, AFollowerAppliesAFetchResponseAndSyncsItOnFsyncTopics) {
+  reconcile({spec(0, Role::kLeader, 1), spec(1, Role::kFollower, 1)});
+  auto& leader = *replicas_->find(spec(0).uid);
+  auto& follower = *replicas_->find(spec(1).uid);
+  ASSERT_TRUE(append(leader, {batch(3, "a")}).ok());
+  ASSERT_TRUE(append(leader, {batch(3, "b")}).ok());
+  loop_.run_until([&] { return leader.high_watermark() == leader.log().log_end_offset(); });
+  ASSERT_TRUE(leader.delete_records(Offset(4)).ok());
+  auto apply = [&](Offset from) {
+    auto bytes = leader_bytes(leader, from);
+    std::optional<Status> out;
+    follower.apply_from_leader(SharedBytes::copy_of(bytes), leader.high_watermark(),
+                               leader.log().log_start_offset(),
+                               [&](Status st) { out = std::move(st); });
+    loop_.run_until([&] { return out.has_value(); });
+    return *out;
+  };
+  // The leader's log starts at 4, inside the batch based at 3. A follower
+  // emptied to start at 4 (as the fetcher does below a leader's log start)
+  // restarts at 3 to take that batch whole, then moves its start to 4.
+  std::optional<Status> emptied;
+  follower.restart_at(Offset(4), [&](Status st) { emptied = std::move(st); });
+  loop_.run_until([&] { return emptied.has_value(); });
+  ASSERT_TRUE(emptied->ok());
+  ASSERT_TRUE(apply(Offset(4)).ok());
+  auto at = follower.follower_position();
+  EXPECT_EQ(follower.log().log_start_offset(), Offset(4));
+  EXPECT_EQ(at.log_end, leader.log().log_end_offset());
+  EXPECT_EQ(at.durable, at.log_end);  // synced before the answer
+  EXPECT_EQ(at.high_watermark, leader.high_watermark());
+  EXPECT_EQ(at.last_epoch, 1);
+  // Cutting above the log end changes nothing.
+  std::optional<Status> cut;
+  follower.truncate_above(Offset(100), [&](Status st) { cut = std::move(st); });
+  loop_.run_until([&] { return cut.has_value(); });
+  ASSERT_TRUE(cut->ok());
+  EXPECT_EQ(follower.follower_position().log_end, leader.log().log_end_offset());
+}
+
 }  // namespace
 }  // namespace strata::replication

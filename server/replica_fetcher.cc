@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "engine/record_batch.h"
 #include "replication/rpc_client.h"
 #include "server/broker.h"
 #include "server/kafka/error_code.h"
@@ -154,9 +153,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
         broker_, 0, uids,
         [](replication::Partition* p, size_t, std::function<void(Position)> done) {
           if (p == nullptr || p->role() != replication::Role::kFollower) return done(Position{});
-          const auto& epochs = p->log().leader_epochs();
-          done(Position{true, epochs.empty() ? -1 : epochs.rbegin()->first,
-                        p->log().log_end_offset(), p->log().durable_offset(), p->high_watermark()});
+          auto at = p->follower_position();
+          done(Position{true, at.last_epoch, at.log_end, at.durable, at.high_watermark});
         },
         [self = shared_from_this(), uids, truncate](std::vector<Position> at) {
           if (self->stopped_) return;
@@ -229,9 +227,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     run_on_owners<Status>(
         broker_, 0, cut,
         [to](replication::Partition* p, size_t i, std::function<void(Status)> done) {
-          if (p == nullptr) return done(Error(Errc::kNotFound, "gone"));
-          if (to[i] >= p->log().log_end_offset()) return done(ok_status());
-          p->truncate_to(to[i], std::move(done));
+          if (p == nullptr) return done(replication::not_hosted());
+          p->truncate_above(to[i], std::move(done));
         },
         [self = shared_from_this(), cut, refused](std::vector<Status> results) {
           self->end_round("truncating", cut, results, refused);
@@ -328,44 +325,12 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
             spdlog::warn(
                 "replica fetcher: {}-{} ends at {}, below its leader's log start {}: "
                 "emptying it to copy from there",
-                p->topic(), p->id(), p->log().log_end_offset(), *restart[i]);
+                p->topic(), p->id(), p->follower_position().log_end, *restart[i]);
             return p->restart_at(*restart[i], std::move(done));
           }
           const auto& part = resp->fetch().partitions(index[i]);
-          Offset hw(part.high_watermark());
-          Offset start(part.log_start_offset());
-          auto append = [bytes = records[index[i]], p, hw, start, done] {
-            p->append_from_leader(bytes, [p, hw, start, done](Result<Offset> r) {
-              p->set_leader_high_watermark(hw);
-              if (!r) return done(r.error());
-              p->set_leader_log_start(start);
-              if (p->log().config().durability != engine::Durability::kFsync) {
-                return done(ok_status());
-              }
-              // On fsync topics the leader's watermark waits for this copy
-              // to be synced, and learns it only from the next fetch: send
-              // that one once the sync (group-committed with the append's)
-              // is done, or it would long-poll for new data with the news
-              // held back.
-              p->log().flush([done](Status st) { done(st); });
-            });
-          };
-          // A log emptied to start at the leader's log start gets the batch
-          // that holds it: the log starts again at that batch's base, and
-          // its start moves up to the leader's once the batch is in.
-          const auto& log = p->log();
-          const SharedBytes& bytes = records[index[i]];
-          if (log.log_start_offset() == log.log_end_offset() &&
-              bytes.size() >= engine::kBatchHeaderSize) {
-            Offset base = engine::read_batch_header(bytes.data()).base_offset;
-            if (base < log.log_end_offset()) {
-              return p->restart_at(base, [append, done](Status st) {
-                if (!st) return done(st);
-                append();
-              });
-            }
-          }
-          append();
+          p->apply_from_leader(records[index[i]], Offset(part.high_watermark()),
+                               Offset(part.log_start_offset()), std::move(done));
         },
         [self = shared_from_this(), ok, refused](std::vector<Status> results) {
           self->end_round("appending to", ok, results, refused);
