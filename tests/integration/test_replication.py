@@ -350,7 +350,8 @@ class ReplicationTest(ReplicatedCluster):
         produced = producer.client_log.matching(r"^(PRODUCE|MSGSET) ")
         self.assertTrue(any("delivered" in line for line in produced), produced[:3])
         self.assertEqual([line for line in produced if re.search(r"(?i)error|fail|retry", line)
-                          and "Not leader for partition" not in line], [])
+                          and "Not leader for partition" not in line], [],
+                         "the SIGTERM went to broker %d (%s)" % (victim, c.address(victim)))
         self.assert_every_ack_read_back("handover", 3, acked)
         self.assert_replicas_identical("handover", 3)
 
