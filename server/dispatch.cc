@@ -4,7 +4,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "server/broker.h"
 #include "server/controller_forward.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
@@ -17,9 +16,11 @@ size_t alloc_budget(const SharedBytes& frame) {
   return 8 * frame.size() + 65536;
 }
 
-template <typename Request, typename Response, typename Handler>
-void decode_and_run(const RequestContext& ctx, const SharedBytes& frame,
-                    const kafka::DecodedHeader& h, ReplyFn reply, Handler handler) {
+// Decodes the request body and runs `fn(ctx, request, reply)`; a body that
+// cannot be decoded closes the connection.
+template <typename Request, typename Fn>
+void decode_then(const RequestContext& ctx, const SharedBytes& frame, const kafka::DecodedHeader& h,
+                 ReplyFn reply, Fn fn) {
   auto req = kafka::decode_body<Request>(frame, h, alloc_budget(frame));
   if (!req) {
     spdlog::warn("connection {}: closing: malformed {} v{} request: {}", ctx.peer,
@@ -27,7 +28,7 @@ void decode_and_run(const RequestContext& ctx, const SharedBytes& frame,
                  req.error().message());
     return reply(Reply{{}, true});
   }
-  handler(ctx, std::move(req).value(), Responder<Response>{ctx, std::move(reply)});
+  fn(ctx, std::move(req).value(), std::move(reply));
 }
 
 // ApiVersions at a version we do not know: answer in the v0 layout with
@@ -44,13 +45,7 @@ void unsupported_api_versions(const RequestContext& ctx, const ReplyFn& reply) {
 // Produce answers through the raw ReplyFn (acks=0 sends nothing).
 void run_produce(const RequestContext& ctx, const SharedBytes& frame, const kafka::DecodedHeader& h,
                  ReplyFn reply) {
-  auto req = kafka::decode_body<kafka::ProduceRequest>(frame, h, alloc_budget(frame));
-  if (!req) {
-    spdlog::warn("connection {}: closing: malformed Produce v{} request: {}", ctx.peer,
-                 h.header.api_version, req.error().message());
-    return reply(Reply{{}, true});
-  }
-  handlers::produce(ctx, std::move(req).value(), std::move(reply));
+  decode_then<kafka::ProduceRequest>(ctx, frame, h, std::move(reply), handlers::produce);
 }
 
 // Whether a request goes to the controller, which alone changes topics and
@@ -83,7 +78,10 @@ struct Route {
 template <typename Request, typename Response, auto Handler>
 void run(const RequestContext& ctx, const SharedBytes& frame, const kafka::DecodedHeader& h,
          ReplyFn reply) {
-  decode_and_run<Request, Response>(ctx, frame, h, std::move(reply), Handler);
+  decode_then<Request>(ctx, frame, h, std::move(reply),
+                       [](const RequestContext& c, Request req, ReplyFn r) {
+                         Handler(c, std::move(req), Responder<Response>{c, std::move(r)});
+                       });
 }
 
 template <typename Request, typename Response, auto Handler>

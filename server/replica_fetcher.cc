@@ -36,14 +36,9 @@ namespace {
 constexpr int64_t kFetchCallTimeoutMs = 35000;  // above the long poll
 constexpr int64_t kRetryMs = 500;
 
-// What a follower replica holds, read on its shard.
-struct Position {
-  bool hosted = false;
-  int32_t last_epoch = -1;
-  Offset log_end{0};
-  Offset durable{0};
-  Offset high_watermark{0};
-};
+// What a follower replica holds, read on its shard; none when it is not
+// hosted here as a follower.
+using Position = std::optional<replication::Partition::FollowerPosition>;
 
 // Each partition's records in a fetch response, in its order: its share of
 // the frame's attachment, or its `records` (a leader that does not attach).
@@ -152,9 +147,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     run_on_owners<Position>(
         broker_, 0, uids,
         [](replication::Partition* p, size_t, std::function<void(Position)> done) {
-          if (p == nullptr || p->role() != replication::Role::kFollower) return done(Position{});
-          auto at = p->follower_position();
-          done(Position{true, at.last_epoch, at.log_end, at.durable, at.high_watermark});
+          if (p == nullptr || p->role() != replication::Role::kFollower) return done(std::nullopt);
+          done(p->follower_position());
         },
         [self = shared_from_this(), uids, truncate](std::vector<Position> at) {
           if (self->stopped_) return;
@@ -172,8 +166,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     std::vector<Position> positions;
     for (size_t i = 0; i < uids.size(); ++i) {
       auto it = entries_.find(uids[i]);
-      if (it == entries_.end() || !at[i].hosted) continue;
-      if (at[i].last_epoch < 0) {
+      if (it == entries_.end() || !at[i]) continue;
+      if (at[i]->last_epoch < 0) {
         // Nothing written in any epoch here: nothing can diverge.
         it->second.phase = Phase::kFetch;
         continue;
@@ -182,7 +176,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       p->set_topic(it->second.followed.topic);
       p->set_partition(it->second.followed.partition);
       p->set_current_leader_epoch(it->second.followed.leader_epoch);
-      p->set_leader_epoch(at[i].last_epoch);
+      p->set_leader_epoch(at[i]->last_epoch);
       asked.push_back(uids[i]);
       positions.push_back(at[i]);
     }
@@ -217,11 +211,11 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       }
       // The leader knows no epoch at or below ours: keep only what the
       // watermark covered. Otherwise cut where our epoch ends there.
-      Offset end = a.end_offset() < 0 ? positions[i].high_watermark : Offset(a.end_offset());
+      Offset end = a.end_offset() < 0 ? positions[i]->high_watermark : Offset(a.end_offset());
       cut.push_back(asked[i]);
-      to.push_back(std::min(end, positions[i].log_end));
+      to.push_back(std::min(end, positions[i]->log_end));
       // Agreed when the leader answered for the very epoch asked.
-      bool agreed = a.end_offset() < 0 || a.leader_epoch() == positions[i].last_epoch;
+      bool agreed = a.end_offset() < 0 || a.leader_epoch() == positions[i]->last_epoch;
       if (agreed) it->second.phase = Phase::kFetch;
     }
     run_on_owners<Status>(
@@ -251,14 +245,14 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     for (size_t k = 0; k < uids.size(); ++k) {
       const size_t i = (first + k) % uids.size();
       auto it = entries_.find(uids[i]);
-      if (it == entries_.end() || !at[i].hosted) continue;
-      from.push_back(at[i].log_end);
+      if (it == entries_.end() || !at[i]) continue;
+      from.push_back(at[i]->log_end);
       auto* p = req.mutable_fetch()->add_partitions();
       p->set_topic(it->second.followed.topic);
       p->set_partition(it->second.followed.partition);
       p->set_current_leader_epoch(it->second.followed.leader_epoch);
-      p->set_fetch_offset(at[i].log_end.value());
-      p->set_durable_offset(at[i].durable.value());
+      p->set_fetch_offset(at[i]->log_end.value());
+      p->set_durable_offset(at[i]->durable.value());
       asked.push_back(uids[i]);
     }
     if (asked.empty()) {

@@ -273,7 +273,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       auto* o = out->Mutable(served_[i]);
       const auto& r = reads[i];
       if (!r.read) {
-        o->set_error_code(kafka::code(kafka::to_error_code(r.read.error().code())));
+        o->set_error_code(kafka::code(r.read.error().code()));
         o->set_log_start_offset(r.log_start.value());
         o->set_log_end_offset(r.log_end.value());
         continue;
@@ -318,7 +318,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
 
 // The whole call failed: its error on the response.
 void set_error(rpc::Response& resp, const Error& e) {
-  resp.set_error_code(kafka::code(kafka::to_error_code(e.code())));
+  resp.set_error_code(kafka::code(e.code()));
   resp.set_error_message(e.message());
 }
 
@@ -346,7 +346,7 @@ void alter_isr(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
           o->set_partition(changes[i].partition.partition);
           const Status& st = (*r)[i];
           if (!st) {
-            o->set_error_code(kafka::code(kafka::to_error_code(st.error().code())));
+            o->set_error_code(kafka::code(st.error().code()));
             o->set_error_message(st.error().to_string());
           }
         }

@@ -209,7 +209,7 @@ void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
                    [out, respond, preferred](Result<std::vector<coordinator::ElectionOutcome>> r) {
                      if (!r) {
                        kafka::ElectLeadersResponse resp;  // no partition was looked at
-                       resp.error_code = kafka::code(kafka::to_error_code(r.error().code()));
+                       resp.error_code = kafka::code(r.error().code());
                        return out.send(resp);
                      }
                      std::vector<Answer> answers;

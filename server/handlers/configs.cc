@@ -364,7 +364,7 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
             }
           }
           if (!st) {
-            out.error_code = kafka::code(kafka::to_error_code(st.error().code()));
+            out.error_code = kafka::code(st.error().code());
             out.error_message = st.error().message();
           }
         }

@@ -179,7 +179,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       auto& rp = resp_.responses[t.topic].partitions[t.partition];
       auto& r = results[i].read;
       if (!r.ok()) {
-        rp.error_code = kafka::code(kafka::to_error_code(r.error().code()));
+        rp.error_code = kafka::code(r.error().code());
         continue;
       }
       rp.high_watermark = r->high_watermark.value();
@@ -188,7 +188,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       if (r->bytes == 0) continue;
       auto taken = take_records(r->slices, t.max_bytes, magic, t.offset, budget);
       if (taken.error) {
-        rp.error_code = kafka::code(kafka::to_error_code(taken.error->code()));
+        rp.error_code = kafka::code(taken.error->code());
         spdlog::debug("fetch v{} of {}-{} from {}: {}", out_.version(),
                       resp_.responses[t.topic].topic, rp.partition_index, ctx_.peer,
                       taken.error->to_string());

@@ -22,9 +22,7 @@ namespace {
 using coordinator::GroupCoordinator;
 using kafka::ErrorCode;
 
-int16_t code(Errc e) {
-  return kafka::code(kafka::to_error_code(e));
-}
+using kafka::code;
 
 // Runs `fn` with the coordinator of `group` on its shard, `reply` on `origin`
 // (on_coordinator_shard).

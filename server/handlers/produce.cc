@@ -68,7 +68,7 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
         rp.log_append_time_ms = results[i]->log_append_time;
         rp.log_start_offset = results[i]->log_start_offset.value();
       } else {
-        rp.error_code = kafka::code(kafka::to_error_code(results[i].error().code()));
+        rp.error_code = kafka::code(results[i].error().code());
         rp.error_message = results[i].error().message();
         spdlog::debug("produce to {}-{} from {}: {}", resp.responses[where[i].first].name, rp.index,
                       ctx.peer, results[i].error().to_string());

@@ -97,7 +97,7 @@ void describe_producers(const RequestContext& ctx, kafka::DescribeProducersReque
           if (results[i]) {
             rp.active_producers = std::move(*results[i]);
           } else {
-            rp.error_code = kafka::code(kafka::to_error_code(results[i].error().code()));
+            rp.error_code = kafka::code(results[i].error().code());
             rp.error_message = results[i].error().message();
           }
         }

@@ -26,7 +26,7 @@ using kafka::ErrorCode;
 int16_t wire(Errc e, int16_t version, int16_t fenced_from) {
   if (e == Errc::kProducerFenced && version < fenced_from)
     return kafka::code(ErrorCode::kInvalidProducerEpoch);
-  return kafka::code(kafka::to_error_code(e));
+  return kafka::code(e);
 }
 
 // Runs `fn` with the coordinator of `transactional_id` on its shard.
@@ -269,7 +269,7 @@ void describe_transactions(const RequestContext& ctx, kafka::DescribeTransaction
           State s;
           s.transactional_id = id;
           if (auto e = tc.routing_error(id)) {
-            s.error_code = kafka::code(kafka::to_error_code(*e));
+            s.error_code = kafka::code(*e);
           } else if (auto m = tc.describe(id)) {
             s.transaction_state = std::string(coordinator::state_name(m->state));
             s.transaction_timeout_ms = m->timeout_ms;
@@ -293,7 +293,7 @@ void describe_transactions(const RequestContext& ctx, kafka::DescribeTransaction
         [id](Errc e) {
           State s;
           s.transactional_id = id;
-          s.error_code = kafka::code(kafka::to_error_code(e));
+          s.error_code = kafka::code(e);
           return s;
         });
   }

@@ -88,5 +88,9 @@ ErrorCode to_error_code(Errc errc);
 // The Strata error a Kafka error code stands for, where one does (another
 // broker's answer, the coordinator routing's refusals); kInternal otherwise.
 Errc to_errc(ErrorCode code);
+// The wire code of a Strata error.
+inline int16_t code(Errc errc) {
+  return code(to_error_code(errc));
+}
 
 }  // namespace strata::kafka
