@@ -313,6 +313,10 @@ class Log {
   explicit Log(const LogOptions& options);
   void report_storage_error(const Error& e);
   Status recover();
+  // Where recovery may start scanning for a stored marker: the marker when
+  // the bytes there are the batch it names, else the start of the segment
+  // now holding its offsets; nullopt when neither can be trusted.
+  Result<std::optional<index::LogPoint>> scan_start_from(const std::optional<index::LogPoint>& p);
   Status load_start_offset();
   Status store_start_offset();
   // Removes whole segments below `start` (never the active one).

@@ -100,20 +100,18 @@ Status Log::recover() {
   // Where to start scanning.
   STRATA_ASSIGN_OR_RETURN(auto applied, idx.applied(uid));
   STRATA_ASSIGN_OR_RETURN(auto rp, idx.recovery_point(uid));
-  auto usable = [&](const std::optional<index::LogPoint>& p) {
-    if (!p) return false;
-    auto it = segments_.find(p->segment);
-    return it != segments_.end() && p->position.value() <= it->second->size &&
-           p->next_offset >= p->segment;
-  };
   const auto& last = *segments_.rbegin()->second;
-  bool trusted = options_.clean_start && usable(applied) && applied->segment == last.base &&
+  bool trusted = options_.clean_start && applied && applied->segment == last.base &&
+                 applied->next_offset >= applied->segment &&
                  applied->position.value() == last.size && without_meta.empty();
   std::optional<index::LogPoint> start;
   if (trusted) {
     start = applied;
-  } else if (usable(applied) && usable(rp)) {
-    start = applied->next_offset <= rp->next_offset ? applied : rp;
+  } else {
+    STRATA_ASSIGN_OR_RETURN(auto from_applied, scan_start_from(applied));
+    STRATA_ASSIGN_OR_RETURN(auto from_rp, scan_start_from(rp));
+    if (from_applied && from_rp)
+      start = from_applied->next_offset <= from_rp->next_offset ? from_applied : from_rp;
   }
   // Closed segments before the start need their running max timestamp, which
   // the first index entry of the following segment holds. A segment without
@@ -351,6 +349,44 @@ Status Log::recover() {
                  end_offset_);
   }
   return ok_status();
+}
+
+// The markers are written without a WAL, so a crash can bring back ones
+// older than a cleaning's swap (which is synced): their byte position then
+// lies in a rewritten, perhaps merged, file, where it may fall inside a
+// batch, and a scan from there would take the bytes of that batch for a
+// length and cut the log. A marker is taken only where the batch it names
+// is there, intact.
+Result<std::optional<index::LogPoint>> Log::scan_start_from(
+    const std::optional<index::LogPoint>& p) {
+  if (!p || p->next_offset < p->segment) return std::optional<index::LogPoint>();
+  auto it = segments_.upper_bound(p->segment);
+  if (it == segments_.begin()) return std::optional<index::LogPoint>();
+  --it;  // the segment holding the marker's offsets: its own, or the one a cleaning merged it into
+  Segment& seg = *it->second;
+  uint64_t pos = p->position.value();
+  if (seg.base == p->segment && pos <= seg.size) {
+    if (pos == seg.size) {
+      auto next = std::next(it);
+      if (next == segments_.end() || next->first == p->next_offset) return p;
+    } else {
+      SegmentScanner scan(*seg.file, pos, seg.size, /*verify_crc=*/true);
+      STRATA_ASSIGN_OR_RETURN(auto batch, scan.next());
+      if (batch && batch->header.base_offset == p->next_offset) return p;
+    }
+  }
+  TimestampMs before = index::kNoTimestamp;
+  if (it != segments_.begin()) {
+    STRATA_ASSIGN_OR_RETURN(auto e, options_.index->offset_floor(options_.uid, seg.base));
+    if (!e || e->offset != seg.base || e->segment != seg.base)
+      return std::optional<index::LogPoint>();
+    before = e->max_timestamp_before;
+  }
+  spdlog::info(
+      "partition {}: the stored marker (offset {}, segment {}, position {}) is not at a batch of "
+      "the files as they are; scanning segment {} from its start",
+      options_.uid, p->next_offset, p->segment, pos, seg.base);
+  return std::optional<index::LogPoint>(index::LogPoint{seg.base, seg.base, FilePos(0), before, 0});
 }
 
 }  // namespace strata::engine
