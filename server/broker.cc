@@ -8,14 +8,42 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/internal_topics.h"
+#include "replication/replica_fetcher.h"
 #include "server/controller_client.h"
+#include "server/kafka/error_code.h"
 #include "server/listener.h"
-#include "server/replica_fetcher.h"
 #include "server/replica_rpc.h"
 #include "server/schema_registry.h"
 
 namespace strata::server {
 namespace {
+
+using replication::Followed;
+
+// The partitions `self` follows in `snap` whose leader is live and
+// reachable (an advertised rpc port).
+std::vector<Followed> followed_partitions(const coordinator::ClusterSnapshot& snap, int32_t self) {
+  std::vector<Followed> out;
+  for (const auto& [name, t] : snap.topics) {
+    for (int32_t p = 0; p < t->partitions; ++p) {
+      const auto& s = *t->state(p);
+      if (s.leader < 0 || s.leader == self) continue;
+      if (std::find(s.replicas.begin(), s.replicas.end(), self) == s.replicas.end()) continue;
+      for (const auto& b : snap.brokers) {
+        if (b.node_id != s.leader || b.rpc_port < 0) continue;
+        out.push_back(
+            {t->uid(PartitionId(p)), name, p, s.leader, s.leader_epoch, b.host, b.rpc_port});
+      }
+    }
+  }
+  return out;
+}
+
+// The replication RPC's error codes are Kafka's.
+replication::WireCodes wire_codes() {
+  return {.encode = [](Errc e) -> int32_t { return kafka::code(e); },
+          .decode = [](int32_t c) { return kafka::to_errc(static_cast<kafka::ErrorCode>(c)); }};
+}
 
 // How long a controlled shutdown waits for its view before asking again.
 constexpr auto kHandOverRetry = std::chrono::milliseconds(500);
@@ -237,7 +265,16 @@ Status Broker::open() {
   STRATA_ASSIGN_OR_RETURN(listener_, run_on(shard(0), [&] { return Listener::open(*this); }));
   if (config_.listen_port == 0) config_.listen_port = listener_->port();
   STRATA_ASSIGN_OR_RETURN(rpc_, run_on(shard(0), [&] { return RpcServer::open(*this); }));
-  fetchers_ = std::make_unique<ReplicaFetchers>(*this);
+  fetchers_ = std::make_unique<replication::ReplicaFetchers>(
+      *this, replication::FetcherOptions{
+                 .home_shard = 0,
+                 .self = config_.node_id,
+                 .source_host = config_.source_host(),
+                 .wait_max_ms = config_.replica_fetch_wait_max_ms,
+                 .max_bytes = config_.replica_fetch_max_bytes,
+                 .response_max_bytes = config_.replica_fetch_response_max_bytes,
+                 .codes = wire_codes(),
+             });
   // The registry's port too is advertised in the registration; it answers
   // once the broker serves.
   STRATA_ASSIGN_OR_RETURN(schema_registry_, SchemaRegistryService::start(*this));

@@ -37,20 +37,24 @@
 #include "io/asio_timers.h"
 #include "io/background_executor.h"
 #include "io/shard.h"
+#include "replication/shard_seam.h"
 #include "server/broker_config.h"
 #include "server/controller_forward.h"
 #include "server/kafka_broker_configs.h"
 #include "server/shard_state.h"
 
+namespace strata::replication {
+class ReplicaFetchers;
+}  // namespace strata::replication
+
 namespace strata::server {
 
 class ControllerClient;
 class Listener;
-class ReplicaFetchers;
 class RpcServer;
 class SchemaRegistryService;
 
-class Broker {
+class Broker final : public replication::ShardSeam {
  public:
   static Result<std::unique_ptr<Broker>> start(const BrokerConfig& config,
                                                coordinator::MetadataStore& store,
@@ -77,15 +81,20 @@ class Broker {
   }
   const Clock& clock() const { return clock_; }
 
-  unsigned shard_count() const { return static_cast<unsigned>(shards_.size()); }
-  unsigned shard_for(PartitionUid uid) const;
+  // replication::ShardSeam
+  unsigned shard_count() const override { return static_cast<unsigned>(shards_.size()); }
+  unsigned shard_for(PartitionUid uid) const override;
+  io::Shard& shard(unsigned i) override { return *shards_[i]; }
+  replication::Partition* find(unsigned i, PartitionUid uid) override {
+    return states_[i]->find(uid);
+  }
+  bool stopping() const override { return stopping_.load(); }
+
   ShardState& state(unsigned shard) { return *states_[shard]; }
-  io::Shard& shard(unsigned i) { return *shards_[i]; }
   uint16_t port() const;      // the port actually bound (tests listen on port 0)
   uint16_t rpc_port() const;  // where followers fetch (see rpc.port)
   // The schema registry's port, or 0 when it is off (see schema.registry.*).
   uint16_t registry_port() const;
-  bool stopping() const { return stopping_.load(); }
 
   // The configuration a topic's logs run with: broker defaults + overrides.
   engine::TopicConfig effective_config(const coordinator::TopicInfo& topic) const;
@@ -261,7 +270,7 @@ class Broker {
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<RpcServer> rpc_;
   std::unique_ptr<SchemaRegistryService> schema_registry_;  // null: off
-  std::unique_ptr<ReplicaFetchers> fetchers_;               // shard 0
+  std::unique_ptr<replication::ReplicaFetchers> fetchers_;  // shard 0
   std::atomic<bool> stopping_{false};
   bool stopped_ = false;
 };

@@ -2,9 +2,12 @@
 
 #include "coordinator/group/group_records.h"
 #include "server/broker.h"
-#include "server/partition_ops.h"
+#include "replication/fan_out.h"
 
 namespace strata::server {
+
+using replication::Partition;
+using replication::run_on_owners;
 
 void group_lag(Broker& broker, unsigned origin, const std::string& group,
                std::function<void(Result<std::vector<PartitionLag>>)> done) {

@@ -14,10 +14,13 @@
 #include "server/broker.h"
 #include "server/kafka/error_code.h"
 #include "server/listener.h"
-#include "server/partition_ops.h"
+#include "replication/fan_out.h"
 #include "server/partition_route.h"
 
 namespace strata::server {
+
+using replication::LongPoll;
+using replication::run_on_owners;
 namespace {
 
 namespace asio = boost::asio;

@@ -10,11 +10,14 @@
 #include "server/kafka/header.h"
 #include "server/kafka/messages/write_txn_markers.h"
 #include "server/kafka/response.h"
-#include "server/partition_ops.h"
+#include "replication/fan_out.h"
 #include "server/partition_route.h"
 #include "server/shard_state.h"
 
 namespace strata::server {
+
+using replication::Partition;
+using replication::run_on_owners;
 namespace {
 
 using coordinator::MarkerOutcome;

@@ -15,10 +15,15 @@
 #include "server/fetch_records.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
-#include "server/partition_ops.h"
+#include "replication/fan_out.h"
+#include "server/broker.h"
 #include "server/partition_route.h"
 
 namespace strata::server::handlers {
+
+using replication::LongPoll;
+using replication::Partition;
+using replication::run_on_owners;
 namespace {
 
 using kafka::ErrorCode;

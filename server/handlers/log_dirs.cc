@@ -9,9 +9,12 @@
 
 #include "server/broker.h"
 #include "server/handlers/handlers.h"
-#include "server/partition_ops.h"
+#include "replication/fan_out.h"
 
 namespace strata::server::handlers {
+
+using replication::Partition;
+using replication::run_on_owners;
 namespace {
 
 using Resp = kafka::DescribeLogDirsResponse;

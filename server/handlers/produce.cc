@@ -9,12 +9,16 @@
 
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
-#include "server/partition_ops.h"
+#include "replication/fan_out.h"
+#include "server/broker.h"
 #include "server/partition_route.h"
 #include "server/produce_batches.h"
 #include "server/txn_verification.h"
 
 namespace strata::server::handlers {
+
+using replication::Partition;
+using replication::run_on_owners;
 
 void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply) {
   using kafka::ErrorCode;

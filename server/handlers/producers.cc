@@ -7,10 +7,13 @@
 #include "server/broker.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
-#include "server/partition_ops.h"
+#include "replication/fan_out.h"
 #include "server/partition_route.h"
 
 namespace strata::server::handlers {
+
+using replication::Partition;
+using replication::run_on_owners;
 
 void init_producer_id(const RequestContext& ctx, kafka::InitProducerIdRequest req,
                       Responder<kafka::InitProducerIdResponse> out) {

@@ -138,6 +138,10 @@ Errc to_errc(ErrorCode code) {
   switch (code) {
     case ErrorCode::kNone: return Errc::kOk;
     case ErrorCode::kUnknownTopicOrPartition: return Errc::kNotFound;
+    case ErrorCode::kOffsetOutOfRange: return Errc::kOffsetOutOfRange;
+    case ErrorCode::kNotLeaderOrFollower: return Errc::kNotLeader;
+    case ErrorCode::kFencedLeaderEpoch: return Errc::kFencedLeaderEpoch;
+    case ErrorCode::kUnknownLeaderEpoch: return Errc::kUnknownLeaderEpoch;
     case ErrorCode::kInvalidProducerEpoch: return Errc::kInvalidProducerEpoch;
     case ErrorCode::kInvalidTxnState: return Errc::kInvalidTxnState;
     case ErrorCode::kCoordinatorLoadInProgress: return Errc::kCoordinatorLoadInProgress;

@@ -2,7 +2,8 @@
 // one fetcher per leader broker, on one rpc.port connection carrying every
 // partition it follows there (replication.proto).
 //
-//   fetchers.follow(followed_partitions(*snapshot, self));   // after each refresh
+//   ReplicaFetchers fetchers(shards, {.self = 2, .source_host = "127.0.0.12", ...});
+//   fetchers.follow(partitions);   // on the home shard, after each metadata refresh
 //
 // A partition starts (and restarts, at every new leader epoch) by asking the
 // leader where its last epoch ends and truncating there, repeating until the
@@ -12,8 +13,8 @@
 // leader's high watermark. A partition the leader refuses (not the leader,
 // a fenced or unknown epoch) waits for the next metadata change.
 //
-// Thread-safety: shard 0 (where the connections live); the replicas are
-// reached on their own shards.
+// Thread-safety: the home shard (where the connections live); the replicas
+// are reached on their own shards through the ShardSeam.
 #pragma once
 
 #include <cstdint>
@@ -23,11 +24,11 @@
 #include <vector>
 
 #include "base/ids.h"
-#include "coordinator/cluster_metadata.h"
+#include "replication/shard_seam.h"
+#include "replication/wire_codes.h"
 
-namespace strata::server {
+namespace strata::replication {
 
-class Broker;
 class LeaderFetcher;
 
 // One partition this broker follows, and where its leader is.
@@ -41,22 +42,29 @@ struct Followed {
   int32_t rpc_port = -1;
 };
 
-// The partitions `self` follows in `snap` whose leader is live and
-// reachable (an advertised rpc port).
-std::vector<Followed> followed_partitions(const coordinator::ClusterSnapshot& snap, int32_t self);
+struct FetcherOptions {
+  unsigned home_shard = 0;  // where the connections and timers live
+  int32_t self = -1;        // this broker's node id, sent on every call
+  std::string source_host;  // the address calls leave from
+  int32_t wait_max_ms = 500;
+  int32_t max_bytes = 1 << 20;                  // per partition
+  int32_t response_max_bytes = 10 * (1 << 20);  // per call
+  WireCodes codes;
+};
 
 class ReplicaFetchers {
  public:
-  explicit ReplicaFetchers(Broker& broker);
+  ReplicaFetchers(ShardSeam& shards, FetcherOptions options);
   ~ReplicaFetchers();
-  // Follows exactly `partitions` from now on (on shard 0).
+  // Follows exactly `partitions` from now on (on the home shard).
   void follow(std::vector<Followed> partitions);
-  // Stops every fetcher (on shard 0).
+  // Stops every fetcher (on the home shard).
   void stop();
 
  private:
-  Broker& broker_;
+  ShardSeam& shards_;
+  FetcherOptions options_;
   std::map<int32_t, std::shared_ptr<LeaderFetcher>> by_leader_;
 };
 
-}  // namespace strata::server
+}  // namespace strata::replication

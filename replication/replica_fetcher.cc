@@ -1,4 +1,4 @@
-#include "server/replica_fetcher.h"
+#include "replication/replica_fetcher.h"
 
 #include <optional>
 
@@ -6,31 +6,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "replication/fan_out.h"
+#include "replication/partition.h"
 #include "replication/rpc_client.h"
-#include "server/broker.h"
-#include "server/kafka/error_code.h"
-#include "server/partition_ops.h"
 
-namespace strata::server {
-
-namespace rpc = replication::rpc;
-
-std::vector<Followed> followed_partitions(const coordinator::ClusterSnapshot& snap, int32_t self) {
-  std::vector<Followed> out;
-  for (const auto& [name, t] : snap.topics) {
-    for (int32_t p = 0; p < t->partitions; ++p) {
-      const auto& s = *t->state(p);
-      if (s.leader < 0 || s.leader == self) continue;
-      if (std::find(s.replicas.begin(), s.replicas.end(), self) == s.replicas.end()) continue;
-      for (const auto& b : snap.brokers) {
-        if (b.node_id != s.leader || b.rpc_port < 0) continue;
-        out.push_back(
-            {t->uid(PartitionId(p)), name, p, s.leader, s.leader_epoch, b.host, b.rpc_port});
-      }
-    }
-  }
-  return out;
-}
+namespace strata::replication {
 
 namespace {
 constexpr int64_t kFetchCallTimeoutMs = 35000;  // above the long poll
@@ -38,7 +18,7 @@ constexpr int64_t kRetryMs = 500;
 
 // What a follower replica holds, read on its shard; none when it is not
 // hosted here as a follower.
-using Position = std::optional<replication::Partition::FollowerPosition>;
+using Position = std::optional<Partition::FollowerPosition>;
 
 // Each partition's records in a fetch response, in its order: its share of
 // the frame's attachment, or its `records` (a leader that does not attach).
@@ -68,11 +48,14 @@ Result<std::vector<SharedBytes>> records_of(const rpc::Response& resp,
 // The fetcher of one leader broker: its partitions, one call at a time.
 class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
  public:
-  LeaderFetcher(Broker& broker, const Followed& any)
-      : broker_(broker), host_(any.host), port_(any.rpc_port), retry_(broker.shard(0).io()) {
-    client_ =
-        replication::RpcClient::create(broker.shard(0).io(), host_, static_cast<uint16_t>(port_),
-                                       broker.node_id(), 0, broker.config().source_host());
+  LeaderFetcher(ShardSeam& shards, const FetcherOptions& options, const Followed& any)
+      : shards_(shards),
+        options_(options),
+        host_(any.host),
+        port_(any.rpc_port),
+        retry_(shards.shard(options.home_shard).io()) {
+    client_ = RpcClient::create(shards.shard(options.home_shard).io(), host_,
+                                static_cast<uint16_t>(port_), options.self, 0, options.source_host);
   }
 
   bool same_address(const Followed& f) const { return f.host == host_ && f.rpc_port == port_; }
@@ -145,8 +128,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
     auto uids = truncating.empty() ? fetching : truncating;
     bool truncate = !truncating.empty();
     run_on_owners<Position>(
-        broker_, 0, uids,
-        [](replication::Partition* p, size_t, std::function<void(Position)> done) {
+        shards_, options_.home_shard, uids,
+        [](Partition* p, size_t, std::function<void(Position)> done) {
           if (p == nullptr || p->role() != replication::Role::kFollower) return done(std::nullopt);
           done(p->follower_position());
         },
@@ -219,9 +202,9 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       if (agreed) it->second.phase = Phase::kFetch;
     }
     run_on_owners<Status>(
-        broker_, 0, cut,
-        [to](replication::Partition* p, size_t i, std::function<void(Status)> done) {
-          if (p == nullptr) return done(replication::not_hosted());
+        shards_, options_.home_shard, cut,
+        [to](Partition* p, size_t i, std::function<void(Status)> done) {
+          if (p == nullptr) return done(not_hosted());
           p->truncate_above(to[i], std::move(done));
         },
         [self = shared_from_this(), cut, refused](std::vector<Status> results) {
@@ -231,10 +214,9 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
 
   void fetch(std::vector<PartitionUid> uids, std::vector<Position> at) {
     rpc::Request req;
-    const auto& config = broker_.config();
-    req.mutable_fetch()->set_max_wait_ms(config.replica_fetch_wait_max_ms);
-    req.mutable_fetch()->set_max_bytes(config.replica_fetch_max_bytes);
-    req.mutable_fetch()->set_response_max_bytes(config.replica_fetch_response_max_bytes);
+    req.mutable_fetch()->set_max_wait_ms(options_.wait_max_ms);
+    req.mutable_fetch()->set_max_bytes(options_.max_bytes);
+    req.mutable_fetch()->set_response_max_bytes(options_.response_max_bytes);
     req.mutable_fetch()->set_records_attached(true);
     std::vector<PartitionUid> asked;
     std::vector<Offset> from;
@@ -289,7 +271,7 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       const auto& p = resp->fetch().partitions(static_cast<int>(i));
       auto it = entries_.find(asked[i]);
       if (it == entries_.end()) continue;
-      if (p.error_code() == kafka::code(kafka::ErrorCode::kOffsetOutOfRange) &&
+      if (options_.codes.decode(p.error_code()) == Errc::kOffsetOutOfRange &&
           Offset(p.log_start_offset()) > from[i]) {
         // Below the leader's log start (its retention or DeleteRecords ran
         // while this replica was away): what it lacks is gone, so it starts
@@ -311,9 +293,9 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
       restart.push_back(std::nullopt);
     }
     run_on_owners<Status>(
-        broker_, 0, ok,
+        shards_, options_.home_shard, ok,
         [resp, records = std::move(records).value(), index, restart](
-            replication::Partition* p, size_t i, std::function<void(Status)> done) {
+            Partition* p, size_t i, std::function<void(Status)> done) {
           if (p == nullptr) return done(ok_status());
           if (restart[i]) {
             spdlog::warn(
@@ -331,10 +313,11 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
         });
   }
 
-  Broker& broker_;
+  ShardSeam& shards_;
+  const FetcherOptions options_;
   std::string host_;
   int32_t port_;
-  std::shared_ptr<replication::RpcClient> client_;
+  std::shared_ptr<RpcClient> client_;
   boost::asio::steady_timer retry_;
   std::map<PartitionUid, Entry> entries_;
   bool busy_ = false;
@@ -342,7 +325,8 @@ class LeaderFetcher : public std::enable_shared_from_this<LeaderFetcher> {
   bool stopped_ = false;
 };
 
-ReplicaFetchers::ReplicaFetchers(Broker& broker) : broker_(broker) {}
+ReplicaFetchers::ReplicaFetchers(ShardSeam& shards, FetcherOptions options)
+    : shards_(shards), options_(std::move(options)) {}
 ReplicaFetchers::~ReplicaFetchers() = default;
 
 void ReplicaFetchers::follow(std::vector<Followed> partitions) {
@@ -360,7 +344,7 @@ void ReplicaFetchers::follow(std::vector<Followed> partitions) {
   }
   for (auto& [leader, list] : by_leader) {
     auto& fetcher = by_leader_[leader];
-    if (!fetcher) fetcher = std::make_shared<LeaderFetcher>(broker_, list.front());
+    if (!fetcher) fetcher = std::make_shared<LeaderFetcher>(shards_, options_, list.front());
     fetcher->update(list);
   }
 }
@@ -371,4 +355,4 @@ void ReplicaFetchers::stop() {
   by_leader_.clear();
 }
 
-}  // namespace strata::server
+}  // namespace strata::replication
