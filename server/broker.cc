@@ -12,7 +12,7 @@
 #include "server/controller_client.h"
 #include "server/kafka/error_code.h"
 #include "server/listener.h"
-#include "server/replica_rpc.h"
+#include "server/partition_route.h"
 #include "server/schema_registry.h"
 
 namespace strata::server {
@@ -264,7 +264,11 @@ Status Broker::open() {
   // and that is the port clients must be told.
   STRATA_ASSIGN_OR_RETURN(listener_, run_on(shard(0), [&] { return Listener::open(*this); }));
   if (config_.listen_port == 0) config_.listen_port = listener_->port();
-  STRATA_ASSIGN_OR_RETURN(rpc_, run_on(shard(0), [&] { return RpcServer::open(*this); }));
+  STRATA_ASSIGN_OR_RETURN(rpc_, run_on(shard(0), [&] {
+                            return replication::RpcServer::open(
+                                {*this, *this, *this, wire_codes(), /*home_shard=*/0},
+                                config_.listen_host, config_.rpc_port);
+                          }));
   fetchers_ = std::make_unique<replication::ReplicaFetchers>(
       *this, replication::FetcherOptions{
                  .home_shard = 0,
@@ -508,8 +512,27 @@ void Broker::propose_isr(std::vector<replication::IsrProposal> proposals) {
   });
 }
 
-void Broker::alter_isr(unsigned origin, std::vector<coordinator::IsrChange> changes,
+std::vector<Result<PartitionUid>> Broker::route(std::span<const Ask> asks) const {
+  auto snap = snapshot();
+  std::vector<Result<PartitionUid>> out;
+  out.reserve(asks.size());
+  for (const auto& a : asks) {
+    auto r = route_partition(snap->find(a.topic), a.partition, a.current_leader_epoch,
+                             config_.node_id, may_lead());
+    if (r.ok()) {
+      out.emplace_back(r.uid);
+    } else {
+      out.emplace_back(Error(kafka::to_errc(r.error), fmt::format("{}-{}: {}", a.topic, a.partition,
+                                                                  kafka::error_name(r.error))));
+    }
+  }
+  return out;
+}
+
+void Broker::alter_isr(unsigned origin, int32_t leader,
+                       std::vector<replication::IsrProposal> proposals,
                        std::function<void(Result<std::vector<Status>>)> done) {
+  auto changes = ControllerClient::changes(leader, proposals);
   at_controller<std::vector<Status>>(
       origin,
       [changes = std::move(changes)](coordinator::Controller& c) { return c.alter_isr(changes); },

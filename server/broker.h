@@ -37,6 +37,7 @@
 #include "io/asio_timers.h"
 #include "io/background_executor.h"
 #include "io/shard.h"
+#include "replication/rpc_server.h"
 #include "replication/shard_seam.h"
 #include "server/broker_config.h"
 #include "server/controller_forward.h"
@@ -51,10 +52,11 @@ namespace strata::server {
 
 class ControllerClient;
 class Listener;
-class RpcServer;
 class SchemaRegistryService;
 
-class Broker final : public replication::ShardSeam {
+class Broker final : public replication::ShardSeam,
+                     public replication::LeaderRoutes,
+                     public replication::ControllerCalls {
  public:
   static Result<std::unique_ptr<Broker>> start(const BrokerConfig& config,
                                                coordinator::MetadataStore& store,
@@ -162,16 +164,19 @@ class Broker final : public replication::ShardSeam {
   // ISR changes this broker's leaders propose (any thread): taken to the
   // controller (ControllerClient).
   void propose_isr(std::vector<replication::IsrProposal> proposals);
-  // The controller's side of AlterIsr: on the control thread, with `done`
-  // on `origin` (Controller::alter_isr).
-  void alter_isr(unsigned origin, std::vector<coordinator::IsrChange> changes,
-                 std::function<void(Result<std::vector<Status>>)> done);
+  // replication::LeaderRoutes: route_partition over one snapshot.
+  std::vector<Result<PartitionUid>> route(std::span<const Ask> asks) const override;
+  // replication::ControllerCalls. The controller's side of AlterIsr: on the
+  // control thread, with `done` on `origin` (Controller::alter_isr).
+  void alter_isr(unsigned origin, int32_t leader, std::vector<replication::IsrProposal> proposals,
+                 std::function<void(Result<std::vector<Status>>)> done) override;
   // A producer id for InitProducerId, unique in the cluster and never
   // reused (coordinator::ProducerIds); `done` on `origin`.
   void allocate_producer_id(unsigned origin, std::function<void(Result<int64_t>)> done);
   // The controller's side of a controlled shutdown of broker `leaving`
   // (Controller::controlled_shutdown), like alter_isr.
-  void hand_over(unsigned origin, int32_t leaving, std::function<void(Result<size_t>)> done);
+  void hand_over(unsigned origin, int32_t leaving,
+                 std::function<void(Result<size_t>)> done) override;
 
  private:
   Broker(const BrokerConfig& config, coordinator::MetadataStore& store, const Clock& clock);
@@ -268,7 +273,7 @@ class Broker final : public replication::ShardSeam {
   std::vector<std::unique_ptr<io::Shard>> shards_;
   std::vector<std::unique_ptr<ShardState>> states_;
   std::unique_ptr<Listener> listener_;
-  std::unique_ptr<RpcServer> rpc_;
+  std::unique_ptr<replication::RpcServer> rpc_;
   std::unique_ptr<SchemaRegistryService> schema_registry_;  // null: off
   std::unique_ptr<replication::ReplicaFetchers> fetchers_;  // shard 0
   std::atomic<bool> stopping_{false};

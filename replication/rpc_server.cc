@@ -1,4 +1,4 @@
-#include "server/replica_rpc.h"
+#include "replication/rpc_server.h"
 
 #include <deque>
 
@@ -9,24 +9,14 @@
 #include <spdlog/spdlog.h>
 
 #include "io/tcp_listen.h"
+#include "replication/fan_out.h"
 #include "replication/replication.pb.h"
 #include "replication/rpc_frame.h"
-#include "server/broker.h"
-#include "server/kafka/error_code.h"
-#include "server/listener.h"
-#include "replication/fan_out.h"
-#include "server/partition_route.h"
 
-namespace strata::server {
-
-using replication::LongPoll;
-using replication::run_on_owners;
+namespace strata::replication {
 namespace {
 
 namespace asio = boost::asio;
-namespace rpc = replication::rpc;
-using kafka::ErrorCode;
-using replication::Partition;
 
 constexpr int32_t kLongestFetchWaitMs = 30000;
 constexpr int32_t kDefaultPartitionBytes = 1 << 20;
@@ -34,14 +24,16 @@ constexpr int32_t kDefaultPartitionBytes = 1 << 20;
 // One follower connection: frames in, answers out in completion order.
 class RpcConnection : public std::enable_shared_from_this<RpcConnection> {
  public:
-  RpcConnection(Broker& broker, unsigned shard, asio::ip::tcp::socket socket)
-      : broker_(broker), shard_(shard), socket_(std::move(socket)) {}
+  RpcConnection(RpcServices services, unsigned shard, asio::ip::tcp::socket socket)
+      : services_(services), shard_(shard), socket_(std::move(socket)) {}
 
   void start() { read_header(); }
 
-  Broker& broker() { return broker_; }
+  ShardSeam& shards() { return services_.shards; }
+  const RpcServices& services() const { return services_; }
+  int32_t code(Errc e) const { return services_.codes.encode(e); }
   unsigned shard() const { return shard_; }
-  asio::io_context& io() { return broker_.shard(shard_).io(); }
+  asio::io_context& io() { return services_.shards.shard(shard_).io(); }
 
   void send(const rpc::Response& resp) {
     queue_.push_back({replication::encode_frame(resp)});
@@ -110,7 +102,7 @@ class RpcConnection : public std::enable_shared_from_this<RpcConnection> {
     socket_.close(ignored);
   }
 
-  Broker& broker_;
+  RpcServices services_;
   unsigned shard_;
   asio::ip::tcp::socket socket_;
   std::byte header_[4];
@@ -121,24 +113,27 @@ class RpcConnection : public std::enable_shared_from_this<RpcConnection> {
 
 // The partitions of a request this broker serves, and the errors of the rest.
 template <typename Entry, typename Out>
-std::vector<PartitionUid> route_all(Broker& broker,
+std::vector<PartitionUid> route_all(const RpcServices& services,
                                     const google::protobuf::RepeatedPtrField<Entry>& in,
                                     google::protobuf::RepeatedPtrField<Out>& out,
                                     std::vector<int>& served) {
-  auto snap = broker.snapshot();
+  std::vector<LeaderRoutes::Ask> asks;
+  asks.reserve(static_cast<size_t>(in.size()));
+  for (const auto& p : in)
+    asks.push_back({p.topic(), p.partition(), p.current_leader_epoch()});
+  auto routes = services.routes.route(asks);
   std::vector<PartitionUid> uids;
   for (int i = 0; i < in.size(); ++i) {
     const auto& p = in[i];
     auto* o = out.Add();
     o->set_topic(p.topic());
     o->set_partition(p.partition());
-    auto route = route_partition(snap->find(p.topic()), p.partition(), p.current_leader_epoch(),
-                                 broker.node_id(), broker.may_lead());
-    if (!route.ok()) {
-      o->set_error_code(kafka::code(route.error));
+    const auto& route = routes[static_cast<size_t>(i)];
+    if (!route) {
+      o->set_error_code(services.codes.encode(route.error().code()));
       continue;
     }
-    uids.push_back(route.uid);
+    uids.push_back(*route);
     served.push_back(i);
   }
   return uids;
@@ -150,28 +145,26 @@ void epoch_end(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
   auto& in = req.epoch_end().partitions();
   auto* out = resp->mutable_epoch_end()->mutable_partitions();
   std::vector<int> served;
-  auto uids = route_all(conn->broker(), in, *out, served);
+  auto uids = route_all(conn->services(), in, *out, served);
   std::vector<int32_t> epochs;
   for (int i : served)
     epochs.push_back(in[i].leader_epoch());
   struct Answer {
-    ErrorCode error = ErrorCode::kNone;
+    Errc error = Errc::kOk;
     engine::EpochEnd end;
   };
   run_on_owners<Answer>(
-      conn->broker(), conn->shard(), uids,
+      conn->shards(), conn->shard(), uids,
       [epochs](Partition* p, size_t i, std::function<void(Answer)> done) {
-        if (p == nullptr) return done(Answer{kafka::to_error_code(Errc::kNotHosted), {}});
-        if (p->role() != replication::Role::kLeader) {
-          return done(Answer{kafka::to_error_code(Errc::kNotLeader), {}});
-        }
-        done(Answer{ErrorCode::kNone, p->log().end_offset_for_epoch(LeaderEpoch(epochs[i]))});
+        if (p == nullptr) return done(Answer{Errc::kNotHosted, {}});
+        if (p->role() != Role::kLeader) return done(Answer{Errc::kNotLeader, {}});
+        done(Answer{Errc::kOk, p->log().end_offset_for_epoch(LeaderEpoch(epochs[i]))});
       },
       [conn, resp, served](std::vector<Answer> answers) {
         auto* out = resp->mutable_epoch_end()->mutable_partitions();
         for (size_t i = 0; i < answers.size(); ++i) {
           auto* o = out->Mutable(served[i]);
-          o->set_error_code(kafka::code(answers[i].error));
+          o->set_error_code(conn->code(answers[i].error));
           o->set_leader_epoch(answers[i].end.epoch.value());
           o->set_end_offset(answers[i].end.end_offset.value());
         }
@@ -190,7 +183,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   void start() {
     resp_.set_correlation_id(req_.correlation_id());
     auto& in = req_.fetch().partitions();
-    uids_ = route_all(conn_->broker(), in, *resp_.mutable_fetch()->mutable_partitions(), served_);
+    uids_ = route_all(conn_->services(), in, *resp_.mutable_fetch()->mutable_partitions(), served_);
     for (int i : served_) {
       offsets_.push_back(Offset(in[i].fetch_offset()));
       durables_.push_back(Offset(in[i].durable_offset()));
@@ -215,7 +208,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     auto durables = durables_;
     int32_t follower = req_.broker_id();
     run_on_owners<Read>(
-        conn_->broker(), conn_->shard(), uids_,
+        conn_->shards(), conn_->shard(), uids_,
         [offsets, durables, follower, max_bytes](Partition* p, size_t i,
                                                  std::function<void(Read)> done) {
           if (p == nullptr) return done(Read{replication::not_hosted()});
@@ -247,7 +240,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       else
         errors = true;
     }
-    if (bytes > 0 || errors || uids_.empty() || waited_ || conn_->broker().stopping() ||
+    if (bytes > 0 || errors || uids_.empty() || waited_ || conn_->shards().stopping() ||
         std::chrono::steady_clock::now() >= deadline_) {
       return respond(std::move(reads));
     }
@@ -257,7 +250,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
   void wait() {
     waited_ = true;
     auto self = shared_from_this();
-    poll_.arm(conn_->broker(), conn_->shard(), uids_, offsets_, /*log_end=*/true, deadline_, self,
+    poll_.arm(conn_->shards(), conn_->shard(), uids_, offsets_, /*log_end=*/true, deadline_, self,
               [weak = std::weak_ptr(self)] {
                 if (auto op = weak.lock()) op->attempt();
               });
@@ -276,7 +269,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       auto* o = out->Mutable(served_[i]);
       const auto& r = reads[i];
       if (!r.read) {
-        o->set_error_code(kafka::code(r.read.error().code()));
+        o->set_error_code(conn_->code(r.read.error().code()));
         o->set_log_start_offset(r.log_start.value());
         o->set_log_end_offset(r.log_end.value());
         continue;
@@ -320,36 +313,39 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
 };
 
 // The whole call failed: its error on the response.
-void set_error(rpc::Response& resp, const Error& e) {
-  resp.set_error_code(kafka::code(e.code()));
+void set_error(const RpcConnection& conn, rpc::Response& resp, const Error& e) {
+  resp.set_error_code(conn.code(e.code()));
   resp.set_error_message(e.message());
 }
 
 // A leader's ISR changes, for the controller (this broker, if it is).
 void alter_isr(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
-  std::vector<coordinator::IsrChange> changes;
+  std::vector<IsrProposal> proposals;
   for (const auto& p : req.alter_isr().partitions()) {
-    changes.push_back({{p.topic(), p.partition()},
-                       {req.broker_id(), p.leader_epoch(), p.partition_epoch(),
-                        std::vector<int32_t>(p.isr().begin(), p.isr().end())}});
+    proposals.push_back({p.topic(), PartitionId(p.partition()), LeaderEpoch(p.leader_epoch()),
+                         p.partition_epoch(),
+                         std::vector<int32_t>(p.isr().begin(), p.isr().end())});
   }
-  conn->broker().alter_isr(
-      conn->shard(), changes,
-      [conn, changes, id = req.correlation_id()](Result<std::vector<Status>> r) {
+  std::vector<std::pair<std::string, int32_t>> named;
+  for (const auto& p : proposals)
+    named.emplace_back(p.topic, p.partition.value());
+  conn->services().controller.alter_isr(
+      conn->shard(), req.broker_id(), std::move(proposals),
+      [conn, named = std::move(named), id = req.correlation_id()](Result<std::vector<Status>> r) {
         rpc::Response resp;
         resp.set_correlation_id(id);
         if (!r) {
-          set_error(resp, r.error());
+          set_error(*conn, resp, r.error());
           return conn->send(resp);
         }
         auto* out = resp.mutable_alter_isr()->mutable_partitions();
-        for (size_t i = 0; i < changes.size() && i < r->size(); ++i) {
+        for (size_t i = 0; i < named.size() && i < r->size(); ++i) {
           auto* o = out->Add();
-          o->set_topic(changes[i].partition.topic);
-          o->set_partition(changes[i].partition.partition);
+          o->set_topic(named[i].first);
+          o->set_partition(named[i].second);
           const Status& st = (*r)[i];
           if (!st) {
-            o->set_error_code(kafka::code(st.error().code()));
+            o->set_error_code(conn->code(st.error().code()));
             o->set_error_message(st.error().to_string());
           }
         }
@@ -360,12 +356,12 @@ void alter_isr(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
 // A broker shutting down asks the controller (this broker, if it is) to
 // move its leaderships.
 void controlled_shutdown(std::shared_ptr<RpcConnection> conn, rpc::Request req) {
-  conn->broker().hand_over(
+  conn->services().controller.hand_over(
       conn->shard(), req.broker_id(), [conn, id = req.correlation_id()](Result<size_t> r) {
         rpc::Response resp;
         resp.set_correlation_id(id);
         if (!r) {
-          set_error(resp, r.error());
+          set_error(*conn, resp, r.error());
         } else {
           resp.mutable_controlled_shutdown()->set_remaining(static_cast<int32_t>(*r));
         }
@@ -384,19 +380,20 @@ void RpcConnection::handle(rpc::Request req) {
   }
   rpc::Response resp;
   resp.set_correlation_id(req.correlation_id());
-  resp.set_error_code(kafka::code(ErrorCode::kInvalidRequest));
+  resp.set_error_code(code(Errc::kInvalidArgument));
   resp.set_error_message("a request with no call this broker knows");
   send(resp);
 }
 
 }  // namespace
 
-RpcServer::RpcServer(Broker& broker) : broker_(broker), acceptor_(broker.shard(0).io()) {}
+RpcServer::RpcServer(RpcServices services)
+    : services_(services), acceptor_(services.shards.shard(services.home_shard).io()) {}
 
-Result<std::unique_ptr<RpcServer>> RpcServer::open(Broker& broker) {
-  std::unique_ptr<RpcServer> s(new RpcServer(broker));
-  const auto& cfg = broker.config();
-  STRATA_ASSIGN_OR_RETURN(s->port_, io::listen_on(s->acceptor_, cfg.listen_host, cfg.rpc_port));
+Result<std::unique_ptr<RpcServer>> RpcServer::open(RpcServices services, const std::string& host,
+                                                   uint16_t port) {
+  std::unique_ptr<RpcServer> s(new RpcServer(services));
+  STRATA_ASSIGN_OR_RETURN(s->port_, io::listen_on(s->acceptor_, host, port));
   return s;
 }
 
@@ -406,16 +403,16 @@ void RpcServer::close() {
 }
 
 void RpcServer::accept() {
-  unsigned shard = next_shard_++ % broker_.shard_count();
+  unsigned shard = next_shard_++ % services_.shards.shard_count();
   acceptor_.async_accept(
-      broker_.shard(shard).io(),
+      services_.shards.shard(shard).io(),
       [this, shard](const boost::system::error_code& ec, asio::ip::tcp::socket socket) {
         if (ec) return;  // closed
         socket.set_option(asio::ip::tcp::no_delay(true));
-        auto conn = std::make_shared<RpcConnection>(broker_, shard, std::move(socket));
-        broker_.shard(shard).post([conn] { conn->start(); });
+        auto conn = std::make_shared<RpcConnection>(services_, shard, std::move(socket));
+        services_.shards.shard(shard).post([conn] { conn->start(); });
         accept();
       });
 }
 
-}  // namespace strata::server
+}  // namespace strata::replication
