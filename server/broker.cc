@@ -10,6 +10,7 @@
 #include "coordinator/internal_topics.h"
 #include "replication/replica_fetcher.h"
 #include "server/controller_client.h"
+#include "server/dynamic_broker_key.h"
 #include "server/kafka/error_code.h"
 #include "server/listener.h"
 #include "server/partition_route.h"
@@ -129,46 +130,24 @@ uint16_t Broker::registry_port() const {
   return schema_registry_ ? schema_registry_->port() : 0;
 }
 
-engine::TopicConfig Broker::effective_config(const coordinator::TopicInfo& topic) const {
+engine::TopicConfig ConfigView::effective_config(const coordinator::TopicInfo& topic) const {
   auto defaults = topic_defaults();
   auto c = engine::TopicConfig::from_map(topic.configs, *defaults);
   // The catalog validated the overrides when they were stored.
   return c.ok() ? *c : *defaults;
 }
 
-TopicDefaultLayers Broker::topic_default_layers() const {
+TopicDefaultLayers ConfigView::topic_default_layers() const {
   auto dynamic = dynamic_configs();
-  return TopicDefaultLayers{dynamic->of(coordinator::BrokerScope::broker(config_.node_id)),
-                            dynamic->cluster_default, config_.topic_default_props};
-}
-
-std::string_view Broker::DynamicKey::type() const {
-  if (kafka_only != nullptr) return kafka_only->type;
-  const auto* d = engine::find_topic_config(synonym->topic_key);
-  return d == nullptr ? std::string_view("string") : synonym->unit == 1 ? d->type : "long";
-}
-
-Result<Broker::DynamicKey> Broker::dynamic_config(std::string_view key) {
-  const auto* synonym = find_synonym(key);
-  const auto* kafka = synonym == nullptr ? find_kafka_broker_config(key) : nullptr;
-  if ((synonym != nullptr && !synonym->dynamic) || BrokerConfig::is_static_key(key) ||
-      (kafka != nullptr && kafka->mode == KafkaBrokerConfig::Mode::kReadOnly)) {
-    return Error(Errc::kInvalidArgument,
-                 fmt::format("broker config '{}' cannot be changed at runtime: set it in the "
-                             "properties file or with --set and restart the broker",
-                             key));
-  }
-  if (synonym == nullptr && kafka == nullptr) {
-    return Error(Errc::kInvalidConfig,
-                 fmt::format("unknown broker config '{}' (or one Strata does not have)", key));
-  }
-  return DynamicKey{synonym, kafka};
+  const auto& cfg = config();
+  return TopicDefaultLayers{dynamic->of(coordinator::BrokerScope::broker(cfg.node_id)),
+                            dynamic->cluster_default, cfg.topic_default_props};
 }
 
 Status Broker::set_dynamic_configs(const coordinator::BrokerScope& scope,
                                    const coordinator::ConfigMap& configs, bool validate_only) {
   for (const auto& [key, value] : configs) {
-    STRATA_ASSIGN_OR_RETURN(auto k, dynamic_config(key));
+    STRATA_ASSIGN_OR_RETURN(auto k, dynamic_broker_key(key));
     if (k.synonym != nullptr) {
       STRATA_TRY(topic_value_of(*k.synonym, value));
       continue;
@@ -711,6 +690,13 @@ void Broker::change_topics(unsigned origin, std::function<Status()> mutation,
     if (!st) return reply();
     reconcile_all(std::move(reply));
   });
+}
+
+void Broker::change_topics(unsigned origin, std::function<Status(TopicChange&)> mutation,
+                           std::function<void(Status)> done) {
+  change_topics(
+      origin, [this, mutation = std::move(mutation)]() -> Status { return mutation(*this); },
+      std::move(done));
 }
 
 void Broker::ensure_internal_topic(unsigned origin, std::string_view name,

@@ -42,6 +42,7 @@
 #include "server/broker_config.h"
 #include "server/controller_forward.h"
 #include "server/kafka_broker_configs.h"
+#include "server/services.h"
 #include "server/shard_state.h"
 
 namespace strata::replication {
@@ -54,7 +55,11 @@ class ControllerClient;
 class Listener;
 class SchemaRegistryService;
 
-class Broker final : public replication::ShardSeam,
+class Broker final : public ShardAccess,
+                     public ClusterView,
+                     public ConfigView,
+                     public ControllerAccess,
+                     public TopicChange,
                      public replication::LeaderRoutes,
                      public replication::ControllerCalls {
  public:
@@ -68,7 +73,7 @@ class Broker final : public replication::ShardSeam,
   // clean-shutdown marker. Blocks; call from outside the shards.
   Status stop();
 
-  const BrokerConfig& config() const { return config_; }
+  const BrokerConfig& config() const override { return config_; }
   // The log cleaner's threads; null when log.cleaner.enable is false.
   const std::shared_ptr<io::BackgroundExecutor>& cleaners() const { return cleaners_; }
   // The thread that runs cleanings' swaps (their disk waits), apart from the
@@ -77,11 +82,13 @@ class Broker final : public replication::ShardSeam,
   engine::LogManager& logs() { return *logs_; }
   // The journal of syncs (strata.test.sync.journal), or null when off.
   io::SyncJournal* sync_journal() { return sync_journal_.get(); }
-  coordinator::TopicCatalog& catalog() { return *catalog_; }
-  std::shared_ptr<const coordinator::ClusterSnapshot> snapshot() const {
+  coordinator::TopicCatalog& catalog() override { return *catalog_; }
+  std::shared_ptr<const coordinator::ClusterSnapshot> snapshot() const override {
     return catalog_->snapshot();
   }
   const Clock& clock() const { return clock_; }
+  // The views request handlers get (services.h), all of them this broker.
+  Services services() { return {*this, *this, *this, *this, clock_}; }
 
   // replication::ShardSeam
   unsigned shard_count() const override { return static_cast<unsigned>(shards_.size()); }
@@ -92,22 +99,18 @@ class Broker final : public replication::ShardSeam,
   }
   bool stopping() const override { return stopping_.load(); }
 
-  ShardState& state(unsigned shard) { return *states_[shard]; }
+  ShardState& state(unsigned shard) override { return *states_[shard]; }
   uint16_t port() const;      // the port actually bound (tests listen on port 0)
   uint16_t rpc_port() const;  // where followers fetch (see rpc.port)
   // The schema registry's port, or 0 when it is off (see schema.registry.*).
   uint16_t registry_port() const;
 
-  // The configuration a topic's logs run with: broker defaults + overrides.
-  engine::TopicConfig effective_config(const coordinator::TopicInfo& topic) const;
   // The broker's topic defaults now: static properties under the dynamic
   // broker configs (see server/topic_defaults.h).
-  std::shared_ptr<const engine::TopicConfig> topic_defaults() const {
+  std::shared_ptr<const engine::TopicConfig> topic_defaults() const override {
     return std::atomic_load(&topic_defaults_);
   }
-  // The layers the topic defaults come from, for DescribeConfigs.
-  TopicDefaultLayers topic_default_layers() const;
-  std::shared_ptr<const coordinator::DynamicBrokerConfigs> dynamic_configs() const {
+  std::shared_ptr<const coordinator::DynamicBrokerConfigs> dynamic_configs() const override {
     return broker_configs_->snapshot();
   }
   // Replaces the dynamic broker configs of `scope` (AlterConfigs on the
@@ -116,30 +119,22 @@ class Broker final : public replication::ShardSeam,
   // with `validate_only`. Run it inside change_topics (the control thread),
   // so the shards then apply the new defaults.
   Status set_dynamic_configs(const coordinator::BrokerScope& scope,
-                             const coordinator::ConfigMap& configs, bool validate_only);
-  // What a broker config that may change at runtime is: the topic default
-  // it sets, or a Kafka config Strata keeps without using it.
-  struct DynamicKey {
-    const TopicDefaultSynonym* synonym = nullptr;
-    const KafkaBrokerConfig* kafka_only = nullptr;
-    // Its type as DescribeConfigs names it ("long", "list", ...).
-    std::string_view type() const;
-  };
-  // `key` if it may change at runtime; otherwise an error naming it
-  // (kInvalidArgument for static ones, which need a restart; kInvalidConfig
-  // for unknown ones).
-  static Result<DynamicKey> dynamic_config(std::string_view key);
+                             const coordinator::ConfigMap& configs, bool validate_only) override;
 
   // Runs `mutation` (a catalog change) on the control thread, then brings
   // every shard in line with the new snapshot (opening or deleting
   // partitions), then runs `done` on shard `origin`.
   void change_topics(unsigned origin, std::function<Status()> mutation,
                      std::function<void(Status)> done);
+  // ControllerAccess: the same, the mutation reaching the catalog through
+  // its TopicChange.
+  void change_topics(unsigned origin, std::function<Status(TopicChange&)> mutation,
+                     std::function<void(Status)> done) override;
 
   // Creates the internal topic `name` (__consumer_offsets,
   // __transaction_state) if it does not exist yet; `done` on `origin`.
   void ensure_internal_topic(unsigned origin, std::string_view name,
-                             std::function<void(Status)> done);
+                             std::function<void(Status)> done) override;
 
   // Creates topics the broker itself needs (auto-creation, the offsets
   // topic): here if this broker is the controller, else through it (see
@@ -147,20 +142,19 @@ class Broker final : public replication::ShardSeam,
   // than "already exists"; the topics are in snapshot() once the store's
   // change reached this broker (at once on the controller).
   void create_topics(unsigned origin, std::vector<NewTopic> topics,
-                     std::function<void(Status)> done);
+                     std::function<void(Status)> done) override;
 
   // Whether this broker may act as a leader now: its registration lease
   // was renewed recently enough (self-fencing, see BrokerRegistration).
   // Any thread.
-  bool may_lead() const { return clock_.steady_ms() < trusted_until_ms_.load(); }
+  bool may_lead() const override { return clock_.steady_ms() < trusted_until_ms_.load(); }
   // This broker's node id and whether it is the controller now.
-  int32_t node_id() const { return config_.node_id; }
-  bool is_controller() const { return snapshot()->controller_id == config_.node_id; }
+  int32_t node_id() const override { return config_.node_id; }
   // Leader elections (ElectLeaders); on the control thread, with `done`
   // on `origin`.
   void elect(unsigned origin, std::vector<coordinator::PartitionRef> partitions,
              coordinator::Election type,
-             std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done);
+             std::function<void(Result<std::vector<coordinator::ElectionOutcome>>)> done) override;
   // ISR changes this broker's leaders propose (any thread): taken to the
   // controller (ControllerClient).
   void propose_isr(std::vector<replication::IsrProposal> proposals);
@@ -172,7 +166,7 @@ class Broker final : public replication::ShardSeam,
                  std::function<void(Result<std::vector<Status>>)> done) override;
   // A producer id for InitProducerId, unique in the cluster and never
   // reused (coordinator::ProducerIds); `done` on `origin`.
-  void allocate_producer_id(unsigned origin, std::function<void(Result<int64_t>)> done);
+  void allocate_producer_id(unsigned origin, std::function<void(Result<int64_t>)> done) override;
   // The controller's side of a controlled shutdown of broker `leaving`
   // (Controller::controlled_shutdown), like alter_isr.
   void hand_over(unsigned origin, int32_t leaving,

@@ -177,8 +177,9 @@ class BrokerTest : public ::testing::Test {
 
   std::vector<PartitionLag> lag(const std::string& group) {
     std::promise<Result<std::vector<PartitionLag>>> p;
-    broker_->shard(0).post(
-        [&] { group_lag(*broker_, 0, group, [&](auto r) { p.set_value(std::move(r)); }); });
+    broker_->shard(0).post([&] {
+      group_lag(broker_->services(), 0, group, [&](auto r) { p.set_value(std::move(r)); });
+    });
     return p.get_future().get().value();
   }
 

@@ -5,21 +5,21 @@
 #include <spdlog/spdlog.h>
 
 #include "base/big_endian.h"
-#include "server/broker.h"
 #include "server/kafka/header.h"
 
 namespace strata::server {
 
 namespace asio = boost::asio;
 
-Connection::Connection(Broker& broker, ShardState& shard, asio::ip::tcp::socket socket)
-    : broker_(broker),
+Connection::Connection(Services services, ShardState& shard, asio::ip::tcp::socket socket)
+    : services_(services),
       shard_(shard),
       counted_(shard.count_connection()),
       socket_(std::move(socket)) {
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
+  info_ = std::make_shared<ConnectionInfo>(ConnectionInfo{.peer = peer_});
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 }
 
@@ -60,27 +60,29 @@ void Connection::maybe_finish_drain() {
 
 void Connection::read_size() {
   if (closed_ || draining_) return maybe_finish_drain();
-  if (slots_.size() >= static_cast<size_t>(broker_.config().max_inflight_requests)) return;
+  if (slots_.size() >= static_cast<size_t>(services_.configs.config().max_inflight_requests))
+    return;
   reading_ = true;
-  asio::async_read(socket_, asio::buffer(size_buf_),
-                   [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
-                     self->reading_ = false;
-                     if (ec) {
-                       if (ec != asio::error::eof && ec != asio::error::operation_aborted) {
-                         spdlog::debug("connection {}: read: {}", self->peer_, ec.message());
-                       }
-                       return self->close();
-                     }
-                     int32_t size = be::load<int32_t>(self->size_buf_.data());
-                     if (size < 8 || size > self->broker_.config().socket_request_max_bytes) {
-                       spdlog::warn(
-                           "connection {}: closing: request frame size {} is outside "
-                           "8..{} (socket.request.max.bytes)",
-                           self->peer_, size, self->broker_.config().socket_request_max_bytes);
-                       return self->close();
-                     }
-                     self->read_frame(static_cast<size_t>(size));
-                   });
+  asio::async_read(
+      socket_, asio::buffer(size_buf_),
+      [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+        self->reading_ = false;
+        if (ec) {
+          if (ec != asio::error::eof && ec != asio::error::operation_aborted) {
+            spdlog::debug("connection {}: read: {}", self->peer_, ec.message());
+          }
+          return self->close();
+        }
+        int32_t size = be::load<int32_t>(self->size_buf_.data());
+        if (size < 8 || size > self->services_.configs.config().socket_request_max_bytes) {
+          spdlog::warn(
+              "connection {}: closing: request frame size {} is outside "
+              "8..{} (socket.request.max.bytes)",
+              self->peer_, size, self->services_.configs.config().socket_request_max_bytes);
+          return self->close();
+        }
+        self->read_frame(static_cast<size_t>(size));
+      });
 }
 
 void Connection::read_frame(size_t size) {
@@ -103,7 +105,14 @@ void Connection::handle_frame(SharedBytes frame) {
   }
   uint64_t seq = first_seq_ + slots_.size();
   slots_.emplace_back();
-  RequestContext ctx{broker_, shard_, decoded->header, peer_};
+  RequestContext ctx{info_,
+                     decoded->header,
+                     shard_,
+                     services_.shards,
+                     services_.cluster,
+                     services_.configs,
+                     services_.controller,
+                     services_.clock};
   auto self = shared_from_this();
   dispatch(ctx, frame, *decoded,
            [self, seq](Reply reply) { self->complete(seq, std::move(reply)); });
@@ -160,7 +169,7 @@ void Connection::maybe_write() {
 
 void Connection::maybe_resume_reading() {
   if (!reading_ && !closed_ && !draining_ &&
-      slots_.size() < static_cast<size_t>(broker_.config().max_inflight_requests)) {
+      slots_.size() < static_cast<size_t>(services_.configs.config().max_inflight_requests)) {
     read_size();
   }
 }

@@ -28,11 +28,9 @@
 
 namespace strata::server {
 
-class Broker;
-
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(Broker& broker, ShardState& shard, boost::asio::ip::tcp::socket socket);
+  Connection(Services services, ShardState& shard, boost::asio::ip::tcp::socket socket);
 
   void start();
   // Stops reading new requests; closes once every started request was
@@ -55,7 +53,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void maybe_resume_reading();
   void maybe_finish_drain();
 
-  Broker& broker_;
+  std::shared_ptr<const ConnectionInfo> info_;
+  Services services_;
   ShardState& shard_;  // not used once the connection is being destroyed
   ShardState::ConnectionCount counted_;
   boost::asio::ip::tcp::socket socket_;

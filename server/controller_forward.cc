@@ -11,7 +11,6 @@
 #include <spdlog/spdlog.h>
 
 #include "base/big_endian.h"
-#include "server/broker.h"
 #include "server/kafka/error_code.h"
 #include "server/kafka/messages/create_topics.h"
 #include "server/kafka/response.h"
@@ -123,9 +122,9 @@ struct Relay : std::enable_shared_from_this<Relay> {
 struct Forward : std::enable_shared_from_this<Forward> {
   static constexpr int64_t kRetryMs = 200;
 
-  Forward(Broker& broker, ShardState& shard, std::vector<SharedBytes> request, ReplyFn reply,
-          std::function<void()> fallback, int16_t api)
-      : broker(broker),
+  Forward(const ClusterView& cluster, ShardState& shard, std::vector<SharedBytes> request,
+          ReplyFn reply, std::function<void()> fallback, int16_t api)
+      : cluster(cluster),
         shard(shard),
         request(std::move(request)),
         reply(std::move(reply)),
@@ -135,8 +134,8 @@ struct Forward : std::enable_shared_from_this<Forward> {
         timer(shard.shard().io()) {}
 
   void attempt() {
-    if (broker.is_controller()) return fallback();
-    call_controller(broker, shard, request, [self = shared_from_this()](Result<SharedBytes> r) {
+    if (cluster.is_controller()) return fallback();
+    call_controller(cluster, shard, request, [self = shared_from_this()](Result<SharedBytes> r) {
       if (r) {
         auto size = SharedBytes::allocate(4);
         be::store<int32_t>(size.data(), static_cast<int32_t>(r->size()));
@@ -154,7 +153,7 @@ struct Forward : std::enable_shared_from_this<Forward> {
     });
   }
 
-  Broker& broker;
+  const ClusterView& cluster;
   ShardState& shard;
   std::vector<SharedBytes> request;
   ReplyFn reply;
@@ -166,9 +165,10 @@ struct Forward : std::enable_shared_from_this<Forward> {
 
 }  // namespace
 
-void call_controller(Broker& broker, ShardState& shard, std::vector<SharedBytes> request,
+void call_controller(const ClusterView& cluster, ShardState& shard,
+                     std::vector<SharedBytes> request,
                      std::function<void(Result<SharedBytes>)> done) {
-  auto snap = broker.snapshot();
+  auto snap = cluster.snapshot();
   const coordinator::BrokerInfo* controller = nullptr;
   for (const auto& b : snap->brokers)
     if (b.node_id == snap->controller_id) controller = &b;
@@ -179,9 +179,9 @@ void call_controller(Broker& broker, ShardState& shard, std::vector<SharedBytes>
   relay->start(controller->host, controller->port, std::move(request));
 }
 
-void call_broker(Broker& broker, ShardState& shard, int32_t node_id,
+void call_broker(const ClusterView& cluster, ShardState& shard, int32_t node_id,
                  std::vector<SharedBytes> request, std::function<void(Result<SharedBytes>)> done) {
-  auto snap = broker.snapshot();
+  auto snap = cluster.snapshot();
   for (const auto& b : snap->brokers) {
     if (b.node_id != node_id) continue;
     return shard.link_to(node_id, b.host, b.port)
@@ -192,8 +192,7 @@ void call_broker(Broker& broker, ShardState& shard, int32_t node_id,
 
 bool forward_to_controller(const RequestContext& ctx, const SharedBytes& frame, ReplyFn reply,
                            std::function<void()> fallback) {
-  auto& broker = ctx.broker;
-  if (broker.is_controller() || ctx.header.client_id == kForwardedClientId) return false;
+  if (ctx.cluster.is_controller() || ctx.header.client_id == kForwardedClientId) return false;
   // The same request under the relay's client id: the header is rewritten,
   // the body kept as the client encoded it.
   auto decoded = kafka::decode_request_header(frame);
@@ -215,14 +214,14 @@ bool forward_to_controller(const RequestContext& ctx, const SharedBytes& frame, 
   std::memcpy(p + 14, kForwardedClientId.data(), kForwardedClientId.size());
   if (tagged) p[14 + kForwardedClientId.size()] = std::byte{0};
   std::memcpy(p + 4 + header_size, body.data(), body.size());
-  std::make_shared<Forward>(broker, ctx.shard, std::vector<SharedBytes>{std::move(out)},
+  std::make_shared<Forward>(ctx.cluster, ctx.shard, std::vector<SharedBytes>{std::move(out)},
                             std::move(reply), std::move(fallback), ctx.header.api_key)
       ->attempt();
   return true;
 }
 
-void create_topics_at_controller(Broker& broker, ShardState& shard, std::vector<NewTopic> topics,
-                                 std::function<void(Status)> done) {
+void create_topics_at_controller(const ClusterView& cluster, ShardState& shard,
+                                 std::vector<NewTopic> topics, std::function<void(Status)> done) {
   using kafka::CreateTopicsRequest;
   constexpr int16_t kVersion = 7;
   CreateTopicsRequest req;
@@ -239,7 +238,7 @@ void create_topics_at_controller(Broker& broker, ShardState& shard, std::vector<
   kafka::RequestHeader h{CreateTopicsRequest::kApiKey, kVersion, 1,
                          std::string(kForwardedClientId)};
   call_controller(
-      broker, shard, kafka::encode_request(h, req),
+      cluster, shard, kafka::encode_request(h, req),
       [done = std::move(done)](Result<SharedBytes> r) {
         if (!r) return done(std::move(r).error());
         auto decoded = kafka::decode_response<kafka::CreateTopicsResponse>(*r, kVersion);

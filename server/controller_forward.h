@@ -23,6 +23,7 @@
 #include "base/result.h"
 #include "base/shared_bytes.h"
 #include "server/dispatch.h"
+#include "server/services.h"
 
 namespace strata::server {
 
@@ -43,26 +44,19 @@ bool forward_to_controller(const RequestContext& ctx, const SharedBytes& frame, 
 // correlation id on). kNotController when no live controller is known or
 // the one known refuses connections (nothing was sent), kUnavailable when
 // it did not answer within the timeout.
-void call_controller(Broker& broker, ShardState& shard, std::vector<SharedBytes> request,
+void call_controller(const ClusterView& cluster, ShardState& shard,
+                     std::vector<SharedBytes> request,
                      std::function<void(Result<SharedBytes>)> done);
 
 // Sends `request` (a whole frame) to broker `node_id`'s listener and
 // returns its response frame, like call_controller; kUnavailable when the
 // broker is not live or did not answer within the timeout.
-void call_broker(Broker& broker, ShardState& shard, int32_t node_id,
+void call_broker(const ClusterView& cluster, ShardState& shard, int32_t node_id,
                  std::vector<SharedBytes> request, std::function<void(Result<SharedBytes>)> done);
-
-// A topic a broker creates for its own needs (auto-creation, the offsets topic).
-struct NewTopic {
-  std::string name;
-  int32_t partitions = 1;
-  int16_t replication_factor = 1;
-  std::map<std::string, std::string> configs;
-};
 
 // Asks the controller to create `topics` (CreateTopics under the relay's
 // client id); `done` with the first failure other than "already exists".
-void create_topics_at_controller(Broker& broker, ShardState& shard, std::vector<NewTopic> topics,
-                                 std::function<void(Status)> done);
+void create_topics_at_controller(const ClusterView& cluster, ShardState& shard,
+                                 std::vector<NewTopic> topics, std::function<void(Status)> done);
 
 }  // namespace strata::server

@@ -7,8 +7,13 @@
 #include "server/controller_forward.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
+#include "server/shard_state.h"
 
 namespace strata::server {
+
+unsigned RequestContext::origin() const {
+  return shard.id();
+}
 namespace {
 
 // What one request may make the decoder allocate, beyond the frame itself.
@@ -23,7 +28,7 @@ void decode_then(const RequestContext& ctx, const SharedBytes& frame, const kafk
                  ReplyFn reply, Fn fn) {
   auto req = kafka::decode_body<Request>(frame, h, alloc_budget(frame));
   if (!req) {
-    spdlog::warn("connection {}: closing: malformed {} v{} request: {}", ctx.peer,
+    spdlog::warn("connection {}: closing: malformed {} v{} request: {}", ctx.peer(),
                  kafka::find_api(h.header.api_key)->name, h.header.api_version,
                  req.error().message());
     return reply(Reply{{}, true});
@@ -147,9 +152,9 @@ void refuse(const RequestContext& ctx, const kafka::DecodedHeader& h, const Repl
     return unsupported_api_versions(ctx, reply);
   const kafka::ApiInfo* api = kafka::find_api(h.header.api_key);
   if (api == nullptr) {
-    spdlog::warn("connection {}: closing: unknown API key {}", ctx.peer, h.header.api_key);
+    spdlog::warn("connection {}: closing: unknown API key {}", ctx.peer(), h.header.api_key);
   } else {
-    spdlog::warn("connection {}: closing: {} v{} is not supported (v{}-{} are)", ctx.peer,
+    spdlog::warn("connection {}: closing: {} v{} is not supported (v{}-{} are)", ctx.peer(),
                  api->name, h.header.api_version, api->min_version, api->max_version);
   }
   reply(Reply{{}, true});

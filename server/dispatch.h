@@ -7,15 +7,18 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/shared_bytes.h"
 #include "server/kafka/header.h"
+#include "server/services.h"
 
 namespace strata::server {
 
-class Broker;
 class ShardState;
 
 struct Reply {
@@ -24,11 +27,39 @@ struct Reply {
 };
 using ReplyFn = std::function<void(Reply)>;
 
+// Who is asking (Kafka's KafkaPrincipal): ANONYMOUS until security exists.
+struct Principal {
+  std::string type = "User";
+  std::string name = "ANONYMOUS";
+};
+
+// One per connection, shared by its requests.
+struct ConnectionInfo {
+  std::string listener = "PLAINTEXT";  // the listener's name
+  Principal principal;                 // who authenticated on it
+  std::string peer;                    // "host:port"
+};
+
+// What a handler knows and may reach. References into the Broker, which
+// outlives every request.
 struct RequestContext {
-  Broker& broker;
-  ShardState& shard;  // the connection's shard
-  kafka::RequestHeader header;
-  std::string peer;
+  std::shared_ptr<const ConnectionInfo> connection;
+  kafka::RequestHeader header;  // api key, version, correlation id, client id
+  ShardState& shard;            // the connection's shard: replies run here
+  ShardAccess& shards;
+  const ClusterView& cluster;
+  const ConfigView& configs;
+  ControllerAccess& controller;
+  const Clock& clock;
+
+  unsigned origin() const;
+  Services services() const { return {shards, cluster, configs, controller, clock}; }
+  const std::string& peer() const { return connection->peer; }
+  const std::string& listener() const { return connection->listener; }
+  const Principal& principal() const { return connection->principal; }
+  std::string_view client_id() const {
+    return header.client_id ? std::string_view(*header.client_id) : std::string_view();
+  }
 };
 
 // Handles one request frame; `reply` runs exactly once, on ctx.shard.

@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "server/services.h"
 
 namespace strata::server {
-
-class Broker;
 
 struct PartitionLag {
   std::string topic;
@@ -23,7 +22,7 @@ struct PartitionLag {
 };
 
 // Runs on any shard `origin`; `done` runs there too.
-void group_lag(Broker& broker, unsigned origin, const std::string& group,
+void group_lag(Services services, unsigned origin, const std::string& group,
                std::function<void(Result<std::vector<PartitionLag>>)> done);
 
 }  // namespace strata::server

@@ -35,8 +35,8 @@ void Listener::accept() {
         if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
         if (!ec) {
           broker_.shard(target).post([this, target, socket = std::move(socket)]() mutable {
-            auto conn =
-                std::make_shared<Connection>(broker_, broker_.state(target), std::move(socket));
+            auto conn = std::make_shared<Connection>(broker_.services(), broker_.state(target),
+                                                     std::move(socket));
             auto& list = connections_[target];
             std::erase_if(list, [](const auto& w) { return w.expired(); });
             list.push_back(conn);

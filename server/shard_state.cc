@@ -63,7 +63,7 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
         broker_.allocate_producer_id(id(), std::move(done));
       },
       [this](coordinator::MarkerWrite w, auto done) {
-        write_txn_markers(broker_, id(), std::move(w), std::move(done));
+        write_txn_markers(broker_.services(), id(), std::move(w), std::move(done));
       });
 }
 

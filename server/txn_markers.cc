@@ -4,14 +4,14 @@
 
 #include <spdlog/spdlog.h>
 
-#include "server/broker.h"
+#include "replication/fan_out.h"
 #include "server/controller_forward.h"
 #include "server/kafka/codec.h"
 #include "server/kafka/header.h"
 #include "server/kafka/messages/write_txn_markers.h"
 #include "server/kafka/response.h"
-#include "replication/fan_out.h"
 #include "server/partition_route.h"
+#include "server/services.h"
 #include "server/shard_state.h"
 
 namespace strata::server {
@@ -44,7 +44,7 @@ MarkerOutcome outcome_of(const TxnPartition& p, ErrorCode code) {
 }
 
 // Sends the markers of `partitions` (all led by `leader`) as WriteTxnMarkers.
-void send_to(Broker& broker, unsigned origin, int32_t leader, const coordinator::MarkerWrite& w,
+void send_to(Services services, unsigned origin, int32_t leader, const coordinator::MarkerWrite& w,
              std::vector<TxnPartition> partitions, std::function<void(Outcomes)> done) {
   kafka::WriteTxnMarkersRequest req;
   auto& m = req.markers.emplace_back();
@@ -59,45 +59,44 @@ void send_to(Broker& broker, unsigned origin, int32_t leader, const coordinator:
     m.topics.push_back({name, std::move(ids)});
   kafka::RequestHeader h{kafka::WriteTxnMarkersRequest::kApiKey, kMarkersVersion, 1,
                          std::string(kForwardedClientId)};
-  call_broker(broker, broker.state(origin), leader, kafka::encode_request(h, req),
-              [partitions, done = std::move(done), leader](Result<SharedBytes> r) {
-                Outcomes out;
-                std::map<TxnPartition, ErrorCode> codes;
-                if (r) {
-                  auto resp =
-                      kafka::decode_response<kafka::WriteTxnMarkersResponse>(*r, kMarkersVersion);
-                  if (resp) {
-                    for (const auto& marker : resp->markers)
-                      for (const auto& t : marker.topics)
-                        for (const auto& p : t.partitions)
-                          codes[{t.name, p.partition_index}] = static_cast<ErrorCode>(p.error_code);
-                  } else {
-                    spdlog::warn("broker {}: {}", leader, resp.error().to_string());
-                  }
-                } else {
-                  spdlog::info("markers to broker {}: {}", leader, r.error().to_string());
-                }
-                for (const auto& p : partitions) {
-                  auto it = codes.find(p);
-                  out.emplace_back(
-                      p, it == codes.end() ? MarkerOutcome::kRetry : outcome_of(p, it->second));
-                }
-                done(std::move(out));
-              });
+  call_broker(
+      services.cluster, services.shards.state(origin), leader, kafka::encode_request(h, req),
+      [partitions, done = std::move(done), leader](Result<SharedBytes> r) {
+        Outcomes out;
+        std::map<TxnPartition, ErrorCode> codes;
+        if (r) {
+          auto resp = kafka::decode_response<kafka::WriteTxnMarkersResponse>(*r, kMarkersVersion);
+          if (resp) {
+            for (const auto& marker : resp->markers)
+              for (const auto& t : marker.topics)
+                for (const auto& p : t.partitions)
+                  codes[{t.name, p.partition_index}] = static_cast<ErrorCode>(p.error_code);
+          } else {
+            spdlog::warn("broker {}: {}", leader, resp.error().to_string());
+          }
+        } else {
+          spdlog::info("markers to broker {}: {}", leader, r.error().to_string());
+        }
+        for (const auto& p : partitions) {
+          auto it = codes.find(p);
+          out.emplace_back(p,
+                           it == codes.end() ? MarkerOutcome::kRetry : outcome_of(p, it->second));
+        }
+        done(std::move(out));
+      });
 }
 
 }  // namespace
 
-void append_markers(Broker& broker, unsigned origin, const engine::TxnMarker& marker,
+void append_markers(Services services, unsigned origin, const engine::TxnMarker& marker,
                     const std::vector<TxnPartition>& partitions,
                     std::function<void(std::vector<ErrorCode>)> done) {
-  auto snap = broker.snapshot();
+  auto snap = services.cluster.snapshot();
   std::vector<ErrorCode> codes(partitions.size(), ErrorCode::kNone);
   std::vector<PartitionUid> uids;
   std::vector<size_t> where;
   for (size_t i = 0; i < partitions.size(); ++i) {
-    auto route = route_partition(snap->find(partitions[i].topic), partitions[i].partition,
-                                 kNoLeaderEpoch, broker.node_id(), broker.may_lead());
+    auto route = services.cluster.route(snap->find(partitions[i].topic), partitions[i].partition);
     if (!route.ok()) {
       codes[i] = route.error;
       continue;
@@ -106,10 +105,11 @@ void append_markers(Broker& broker, unsigned origin, const engine::TxnMarker& ma
     where.push_back(i);
   }
   run_on_owners<Status>(
-      broker, origin, uids,
-      [&broker, marker](Partition* p, size_t, std::function<void(Status)> append_done) {
+      services.shards, origin, uids,
+      [services, marker](Partition* p, size_t, std::function<void(Status)> append_done) {
         if (p == nullptr) return append_done(replication::not_hosted());
-        broker.state(broker.shard_for(p->uid())).append_marker(*p, marker, std::move(append_done));
+        services.shards.state(services.shards.shard_for(p->uid()))
+            .append_marker(*p, marker, std::move(append_done));
       },
       [codes = std::move(codes), where, done = std::move(done)](std::vector<Status> r) mutable {
         for (size_t j = 0; j < r.size(); ++j)
@@ -118,10 +118,10 @@ void append_markers(Broker& broker, unsigned origin, const engine::TxnMarker& ma
       });
 }
 
-void write_txn_markers(Broker& broker, unsigned origin, coordinator::MarkerWrite w,
+void write_txn_markers(Services services, unsigned origin, coordinator::MarkerWrite w,
                        std::function<void(Outcomes)> done) {
   // Group the partitions by their leaders now.
-  auto snap = broker.snapshot();
+  auto snap = services.cluster.snapshot();
   std::map<int32_t, std::vector<TxnPartition>> by_leader;
   Outcomes unknown;
   for (auto& p : w.partitions) {
@@ -152,11 +152,11 @@ void write_txn_markers(Broker& broker, unsigned origin, coordinator::MarkerWrite
   };
   engine::TxnMarker marker{w.producer_id, w.producer_epoch, w.coordinator_epoch, w.commit};
   for (auto& [leader, partitions] : by_leader) {
-    if (leader != broker.node_id()) {
-      send_to(broker, origin, leader, w, std::move(partitions), add);
+    if (leader != services.cluster.node_id()) {
+      send_to(services, origin, leader, w, std::move(partitions), add);
       continue;
     }
-    append_markers(broker, origin, marker, partitions,
+    append_markers(services, origin, marker, partitions,
                    [partitions, add](std::vector<ErrorCode> codes) {
                      Outcomes o;
                      for (size_t i = 0; i < partitions.size(); ++i)

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include "coordinator/txn/txn_records.h"
-#include "server/broker.h"
 #include "server/controller_forward.h"
 #include "server/kafka/codec.h"
 #include "server/kafka/header.h"
 #include "server/kafka/messages/add_partitions_to_txn.h"
 #include "server/kafka/response.h"
 #include "server/partition_route.h"
+#include "server/services.h"
 #include "server/shard_state.h"
 
 namespace strata::server {
@@ -41,22 +41,22 @@ Status status_of(Errc e, const coordinator::TxnPartition& p, const std::string& 
 
 }  // namespace
 
-void verify_txn_partition(Broker& broker, unsigned here, const std::string& id,
+void verify_txn_partition(Services services, unsigned here, const std::string& id,
                           const coordinator::TxnPartition& partition, int64_t producer_id,
                           int16_t epoch, std::function<void(Status)> done) {
-  auto snap = broker.snapshot();
+  auto snap = services.cluster.snapshot();
   const auto* topic = snap->find(coordinator::kTransactionStateTopic);
   int32_t txn_partition = coordinator::txn_partition_for(id);
   const auto* state = topic == nullptr ? nullptr : topic->state(txn_partition);
   if (state == nullptr || state->leader < 0) {
     return done(status_of(Errc::kCoordinatorNotAvailable, partition, id));
   }
-  if (state->leader == broker.node_id()) {
-    unsigned target = broker.shard_for(topic->uid(PartitionId(txn_partition)));
-    broker.shard(target).post([&broker, target, here, id, partition, producer_id, epoch,
-                               done = std::move(done)]() mutable {
-      auto e = broker.state(target).txns().verify(id, producer_id, epoch, partition);
-      broker.shard(here).post(
+  if (state->leader == services.cluster.node_id()) {
+    unsigned target = services.shards.shard_for(topic->uid(PartitionId(txn_partition)));
+    services.shards.shard(target).post([services, target, here, id, partition, producer_id, epoch,
+                                        done = std::move(done)]() mutable {
+      auto e = services.shards.state(target).txns().verify(id, producer_id, epoch, partition);
+      services.shards.shard(here).post(
           [e, partition, id, done = std::move(done)] { done(status_of(e, partition, id)); });
     });
     return;
@@ -70,7 +70,8 @@ void verify_txn_partition(Broker& broker, unsigned here, const std::string& id,
   t.topics.push_back({partition.topic, {partition.partition}});
   kafka::RequestHeader h{kafka::AddPartitionsToTxnRequest::kApiKey, kVerifyVersion, 1,
                          std::string(kForwardedClientId)};
-  call_broker(broker, broker.state(here), state->leader, kafka::encode_request(h, req),
+  call_broker(services.cluster, services.shards.state(here), state->leader,
+              kafka::encode_request(h, req),
               [id, partition, done = std::move(done)](Result<SharedBytes> r) {
                 if (!r) return done(status_of(Errc::kCoordinatorNotAvailable, partition, id));
                 auto decoded =

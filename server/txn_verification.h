@@ -5,7 +5,7 @@
 // at the broker that does, as Kafka's leaders do.
 //
 //   options.verify_txn = [=, &broker](int64_t pid, int16_t epoch, auto done) {
-//     verify_txn_partition(broker, here, id, {topic, p}, pid, epoch, done);
+//     verify_txn_partition(services, here, id, {topic, p}, pid, epoch, done);
 //   };
 //
 // Thread-safety: called on shard `here`; `done` runs there.
@@ -16,15 +16,14 @@
 
 #include "base/result.h"
 #include "coordinator/txn/txn_types.h"
+#include "server/services.h"
 
 namespace strata::server {
-
-class Broker;
 
 // `done` with ok, or kInvalidTxnState (not in the transaction),
 // kInvalidProducerEpoch (fenced), kNotCoordinator / kUnavailable (the
 // coordinator could not be asked: the client retries).
-void verify_txn_partition(Broker& broker, unsigned here, const std::string& transactional_id,
+void verify_txn_partition(Services services, unsigned here, const std::string& transactional_id,
                           const coordinator::TxnPartition& partition, int64_t producer_id,
                           int16_t epoch, std::function<void(Status)> done);
 

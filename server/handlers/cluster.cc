@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "server/broker.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
+#include "server/shard_state.h"
 
 namespace strata::server::handlers {
 namespace {
@@ -79,15 +79,15 @@ void api_versions(const RequestContext&, kafka::ApiVersionsRequest,
 
 void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
               Responder<kafka::MetadataResponse> out) {
-  auto& broker = ctx.broker;
+  auto services = ctx.services();
   int16_t v = out.version();
   // Which topics: v0 empty = all; v1+ null = all.
   bool all = !req.topics.has_value() || (v == 0 && req.topics->empty());
   bool with_ops = req.include_topic_authorized_operations;
-  auto finish = [&broker, all, with_ops, v, req, out]() {
-    auto snap = broker.snapshot();
+  auto finish = [services, all, with_ops, v, req, out]() {
+    auto snap = services.cluster.snapshot();
     kafka::MetadataResponse resp;
-    fill_brokers(*snap, broker.config().node_id, resp);
+    fill_brokers(*snap, services.cluster.node_id(), resp);
     if (req.include_cluster_authorized_operations)
       resp.cluster_authorized_operations = kClusterOperations;
     if (all) {
@@ -119,8 +119,8 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
   };
   // Auto-create the named topics that do not exist, as Kafka does.
   std::vector<std::string> to_create;
-  if (!all && broker.config().auto_create_topics && req.allow_auto_topic_creation) {
-    auto snap = broker.snapshot();
+  if (!all && services.configs.config().auto_create_topics && req.allow_auto_topic_creation) {
+    auto snap = services.cluster.snapshot();
     for (const auto& rt : *req.topics) {
       if (rt.name && snap->find(*rt.name) == nullptr &&
           !coordinator::invalid_topic_name(*rt.name) && !rt.name->starts_with("__")) {
@@ -131,17 +131,20 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
   if (to_create.empty()) return finish();
   std::vector<NewTopic> topics;
   for (const auto& name : to_create)
-    topics.push_back(
-        {name, broker.config().num_partitions, broker.config().default_replication_factor, {}});
-  broker.create_topics(ctx.shard.id(), std::move(topics), [finish, to_create](Status st) {
-    if (!st) spdlog::warn("auto-creating topic(s) failed: {}", st.error().to_string());
-    finish();
-  });
+    topics.push_back({name,
+                      services.configs.config().num_partitions,
+                      services.configs.config().default_replication_factor,
+                      {}});
+  services.controller.create_topics(
+      ctx.shard.id(), std::move(topics), [finish, to_create](Status st) {
+        if (!st) spdlog::warn("auto-creating topic(s) failed: {}", st.error().to_string());
+        finish();
+      });
 }
 
 void describe_cluster(const RequestContext& ctx, kafka::DescribeClusterRequest req,
                       Responder<kafka::DescribeClusterResponse> out) {
-  auto snap = ctx.broker.snapshot();
+  auto snap = ctx.cluster.snapshot();
   kafka::DescribeClusterResponse resp;
   if (req.endpoint_type != 1) {
     resp.error_code = kafka::code(kafka::ErrorCode::kUnsupportedVersion);
@@ -204,32 +207,33 @@ void elect_leaders(const RequestContext& ctx, kafka::ElectLeadersRequest req,
           {ref.topic, {ref.partition, kafka::code(ErrorCode::kInvalidRequest), message}});
     return respond(kafka::code(ErrorCode::kInvalidRequest), std::move(answers));
   }
-  ctx.broker.elect(ctx.shard.id(), wanted,
-                   preferred ? coordinator::Election::kPreferred : coordinator::Election::kUnclean,
-                   [out, respond, preferred](Result<std::vector<coordinator::ElectionOutcome>> r) {
-                     if (!r) {
-                       kafka::ElectLeadersResponse resp;  // no partition was looked at
-                       resp.error_code = kafka::code(r.error().code());
-                       return out.send(resp);
-                     }
-                     std::vector<Answer> answers;
-                     for (const auto& o : *r) {
-                       kafka::ElectLeadersResponse::Partition p;
-                       p.partition_id = o.partition.partition;
-                       if (!o.result) {
-                         auto code = o.result.code();
-                         auto none = preferred ? ErrorCode::kPreferredLeaderNotAvailable
-                                               : ErrorCode::kEligibleLeadersNotAvailable;
-                         p.error_code = kafka::code(
-                             code == Errc::kInvalidArgument ? ErrorCode::kElectionNotNeeded
-                             : code == Errc::kUnavailable   ? none
-                                                            : kafka::to_error_code(code));
-                         p.error_message = o.result.error().message();
-                       }
-                       answers.emplace_back(o.partition.topic, std::move(p));
-                     }
-                     respond(0, std::move(answers));
-                   });
+  ctx.controller.elect(
+      ctx.shard.id(), wanted,
+      preferred ? coordinator::Election::kPreferred : coordinator::Election::kUnclean,
+      [out, respond, preferred](Result<std::vector<coordinator::ElectionOutcome>> r) {
+        if (!r) {
+          kafka::ElectLeadersResponse resp;  // no partition was looked at
+          resp.error_code = kafka::code(r.error().code());
+          return out.send(resp);
+        }
+        std::vector<Answer> answers;
+        for (const auto& o : *r) {
+          kafka::ElectLeadersResponse::Partition p;
+          p.partition_id = o.partition.partition;
+          if (!o.result) {
+            auto code = o.result.code();
+            auto none = preferred ? ErrorCode::kPreferredLeaderNotAvailable
+                                  : ErrorCode::kEligibleLeadersNotAvailable;
+            p.error_code =
+                kafka::code(code == Errc::kInvalidArgument ? ErrorCode::kElectionNotNeeded
+                            : code == Errc::kUnavailable   ? none
+                                                           : kafka::to_error_code(code));
+            p.error_message = o.result.error().message();
+          }
+          answers.emplace_back(o.partition.topic, std::move(p));
+        }
+        respond(0, std::move(answers));
+      });
 }
 
 }  // namespace strata::server::handlers

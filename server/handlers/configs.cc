@@ -15,10 +15,11 @@
 
 #include <fmt/format.h>
 
-#include "server/broker.h"
+#include "server/dynamic_broker_key.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/kafka_broker_configs.h"
+#include "server/shard_state.h"
 #include "server/topic_defaults.h"
 
 namespace strata::server::handlers {
@@ -53,22 +54,23 @@ std::optional<std::set<std::string>> wanted_keys(const kafka::DescribeConfigsReq
   return wanted;
 }
 
-Described::Result describe_topic(Broker& broker, const kafka::DescribeConfigsRequest::Resource& r,
-                                 bool synonyms, bool docs) {
+Described::Result describe_topic(Services services,
+                                 const kafka::DescribeConfigsRequest::Resource& r, bool synonyms,
+                                 bool docs) {
   Described::Result out;
   out.resource_type = r.resource_type;
   out.resource_name = r.resource_name;
   out.error_message = "";  // Kafka's answer on success, not null
-  auto snap = broker.snapshot();
+  auto snap = services.cluster.snapshot();
   const auto* topic = snap->find(r.resource_name);
   if (topic == nullptr) {
     out.error_code = kafka::code(ErrorCode::kUnknownTopicOrPartition);
     out.error_message = fmt::format("topic '{}' does not exist", r.resource_name);
     return out;
   }
-  auto effective = broker.effective_config(*topic).to_map();
+  auto effective = services.configs.effective_config(*topic).to_map();
   auto kafka_defaults = engine::TopicConfig{}.to_map();
-  auto layers = broker.topic_default_layers();
+  auto layers = services.configs.topic_default_layers();
   auto wanted = wanted_keys(r);
   for (const auto& def : engine::topic_config_definitions()) {
     std::string name(def.name);
@@ -123,17 +125,18 @@ std::string synonym_doc(const TopicDefaultSynonym& s) {
                      def ? def->doc : "");
 }
 
-Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRequest::Resource& r,
-                                  bool synonyms, bool docs) {
+Described::Result describe_broker(Services services,
+                                  const kafka::DescribeConfigsRequest::Resource& r, bool synonyms,
+                                  bool docs) {
   Described::Result out;
   out.resource_type = r.resource_type;
   out.resource_name = r.resource_name;
   out.error_message = "";  // Kafka's answer on success, not null
-  const auto& cfg = broker.config();
+  const auto& cfg = services.configs.config();
   auto wanted = wanted_keys(r);
   if (r.resource_name.empty()) {
     // The cluster default lists only what is set there, as Kafka does.
-    auto dynamic = broker.dynamic_configs();  // held for the loop
+    auto dynamic = services.configs.dynamic_configs();  // held for the loop
     for (const auto& [name, value] : dynamic->cluster_default) {
       if (wanted && !wanted->count(name)) continue;
       Described::Config c;
@@ -170,8 +173,8 @@ Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRe
     if (docs) c.documentation = "set in the properties file or with a flag; needs a restart";
     out.configs.push_back(std::move(c));
   }
-  auto layers = broker.topic_default_layers();
-  auto defaults = broker.topic_defaults()->to_map();
+  auto layers = services.configs.topic_default_layers();
+  auto defaults = services.configs.topic_defaults()->to_map();
   for (const auto& s : topic_default_synonyms()) {
     std::string name(s.broker_key);
     if (wanted && !wanted->count(name)) continue;
@@ -243,13 +246,13 @@ Described::Result describe_broker(Broker& broker, const kafka::DescribeConfigsRe
 }
 
 // Where a BROKER resource's changes go: "" is the cluster default.
-Result<coordinator::BrokerScope> broker_scope(Broker& broker, const std::string& name) {
+Result<coordinator::BrokerScope> broker_scope(Services services, const std::string& name) {
   if (name.empty()) return coordinator::BrokerScope::cluster_default();
-  if (name != std::to_string(broker.config().node_id)) {
+  if (name != std::to_string(services.cluster.node_id())) {
     return Error(Errc::kInvalidArgument,
-                 fmt::format("this is broker {}, not {}", broker.config().node_id, name));
+                 fmt::format("this is broker {}, not {}", services.cluster.node_id(), name));
   }
-  return coordinator::BrokerScope::broker(broker.config().node_id);
+  return coordinator::BrokerScope::broker(services.cluster.node_id());
 }
 
 // What the caller of alter() gets to compute the new set of configs of one
@@ -262,9 +265,9 @@ struct AlterTarget {
   std::function<std::string(const std::string&)> effective;
 };
 
-AlterTarget topic_target(Broker& broker, const coordinator::TopicInfo& topic) {
-  auto effective =
-      std::make_shared<std::map<std::string, std::string>>(broker.effective_config(topic).to_map());
+AlterTarget topic_target(Services services, const coordinator::TopicInfo& topic) {
+  auto effective = std::make_shared<std::map<std::string, std::string>>(
+      services.configs.effective_config(topic).to_map());
   return AlterTarget{
       topic.configs,
       [](const std::string& name) -> Result<std::string_view> {
@@ -276,16 +279,16 @@ AlterTarget topic_target(Broker& broker, const coordinator::TopicInfo& topic) {
   };
 }
 
-AlterTarget broker_target(Broker& broker, const coordinator::BrokerScope& scope) {
-  auto defaults =
-      std::make_shared<std::map<std::string, std::string>>(broker.topic_defaults()->to_map());
+AlterTarget broker_target(Services services, const coordinator::BrokerScope& scope) {
+  auto defaults = std::make_shared<std::map<std::string, std::string>>(
+      services.configs.topic_defaults()->to_map());
   return AlterTarget{
-      broker.dynamic_configs()->of(scope),
+      services.configs.dynamic_configs()->of(scope),
       [](const std::string& name) -> Result<std::string_view> {
-        STRATA_ASSIGN_OR_RETURN(auto k, Broker::dynamic_config(name));
+        STRATA_ASSIGN_OR_RETURN(auto k, dynamic_broker_key(name));
         return k.type();
       },
-      [defaults, current = broker.dynamic_configs()->of(scope)](const std::string& name) {
+      [defaults, current = services.configs.dynamic_configs()->of(scope)](const std::string& name) {
         if (const auto* s = find_synonym(name)) return (*defaults)[std::string(s->topic_key)];
         // A Kafka config Strata keeps: its value here, else Kafka's default.
         if (auto it = current.find(name); it != current.end()) return it->second;
@@ -301,7 +304,7 @@ AlterTarget broker_target(Broker& broker, const coordinator::BrokerScope& scope)
 template <typename Resource, typename Next>
 void alter(const RequestContext& ctx, std::vector<Resource> resources, bool validate_only,
            Responder<kafka::AlterConfigsResponse> out, Next next) {
-  auto& broker = ctx.broker;
+  auto services = ctx.services();
   auto res = std::make_shared<std::vector<Resource>>(std::move(resources));
   auto results = std::make_shared<std::vector<kafka::AlterConfigsResponse::Result>>(res->size());
   // As at Kafka, a resource named twice, or naming a config twice, is
@@ -323,9 +326,9 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
       (*refused)[i] = Error(Errc::kInvalidArgument, "Error due to duplicate config keys");
     }
   }
-  broker.change_topics(
+  services.controller.change_topics(
       ctx.shard.id(),
-      [&broker, res, results, refused, validate_only, next] {
+      [services, res, results, refused, validate_only, next](TopicChange& change) {
         for (size_t i = 0; i < res->size(); ++i) {
           const auto& r = (*res)[i];
           auto& out = (*results)[i];
@@ -335,28 +338,29 @@ void alter(const RequestContext& ctx, std::vector<Resource> resources, bool vali
           if ((*refused)[i]) {
             st = *(*refused)[i];
           } else if (r.resource_type == kafka::kResourceBroker) {
-            auto scope = broker_scope(broker, r.resource_name);
+            auto scope = broker_scope(services, r.resource_name);
             if (!scope) {
               st = scope.error();
             } else {
-              auto configs = next(r, broker_target(broker, *scope));
-              st = configs ? broker.set_dynamic_configs(*scope, *configs, validate_only)
+              auto configs = next(r, broker_target(services, *scope));
+              st = configs ? change.set_dynamic_configs(*scope, *configs, validate_only)
                            : Status(configs.error());
             }
           } else if (r.resource_type != kafka::kResourceTopic) {
             st = Error(Errc::kInvalidArgument,
                        fmt::format("resource type {} is not supported", r.resource_type));
           } else {
-            auto snap = broker.snapshot();
+            auto snap = services.cluster.snapshot();
             const auto* topic = snap->find(r.resource_name);
             if (topic == nullptr) {
               st =
                   Error(Errc::kNotFound, fmt::format("topic '{}' does not exist", r.resource_name));
             } else {
-              auto configs = next(r, topic_target(broker, *topic));
+              auto configs = next(r, topic_target(services, *topic));
               if (configs) {
-                auto checked = engine::TopicConfig::from_map(*configs, *broker.topic_defaults());
-                st = checked ? broker.catalog().set_configs(topic->name, *configs, validate_only)
+                auto checked =
+                    engine::TopicConfig::from_map(*configs, *services.configs.topic_defaults());
+                st = checked ? change.catalog().set_configs(topic->name, *configs, validate_only)
                              : Status(checked.error());
               } else {
                 st = configs.error();
@@ -397,10 +401,10 @@ void describe_configs(const RequestContext& ctx, kafka::DescribeConfigsRequest r
   for (const auto& r : req.resources) {
     if (r.resource_type == kafka::kResourceTopic) {
       resp.results.push_back(
-          describe_topic(ctx.broker, r, req.include_synonyms, req.include_documentation));
+          describe_topic(ctx.services(), r, req.include_synonyms, req.include_documentation));
     } else if (r.resource_type == kafka::kResourceBroker) {
       resp.results.push_back(
-          describe_broker(ctx.broker, r, req.include_synonyms, req.include_documentation));
+          describe_broker(ctx.services(), r, req.include_synonyms, req.include_documentation));
     } else {
       auto& e = resp.results.emplace_back();
       e.resource_type = r.resource_type;

@@ -12,12 +12,12 @@
 #include <boost/asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
 
+#include "replication/fan_out.h"
 #include "server/fetch_records.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
-#include "replication/fan_out.h"
-#include "server/broker.h"
 #include "server/partition_route.h"
+#include "server/shard_state.h"
 
 namespace strata::server::handlers {
 
@@ -38,13 +38,13 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       : ctx_(ctx), req_(std::move(req)), out_(std::move(out)), poll_(ctx.shard.shard().io()) {}
 
   void start() {
-    auto& broker = ctx_.broker;
-    auto snap = broker.snapshot();
+    auto services = ctx_.services();
+    auto snap = services.cluster.snapshot();
     int16_t v = out_.version();
     deadline_ =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0, req_.max_wait_ms));
-    max_bytes_ =
-        std::min(req_.max_bytes > 0 ? req_.max_bytes : INT32_MAX, broker.config().fetch_max_bytes);
+    max_bytes_ = std::min(req_.max_bytes > 0 ? req_.max_bytes : INT32_MAX,
+                          services.configs.config().fetch_max_bytes);
     if (req_.session_id != 0 || req_.session_epoch > 0) {
       // Strata keeps no fetch sessions: every fetch is a full one.
       top_error_ = ErrorCode::kFetchSessionIdNotFound;
@@ -57,8 +57,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       for (const auto& p : t.partitions) {
         auto& rp = rt.partitions.emplace_back();
         rp.partition_index = p.partition;
-        auto route = route_partition(topic, p.partition, p.current_leader_epoch,
-                                     broker.config().node_id, broker.may_lead());
+        auto route = services.cluster.route(topic, p.partition, p.current_leader_epoch);
         if (topic == nullptr && v >= 13) {
           rp.error_code = kafka::code(ErrorCode::kUnknownTopicId);
         } else if (!route.ok()) {
@@ -109,7 +108,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     auto targets = targets_;
     auto isolation = isolation_;
     run_on_owners<PartitionResult>(
-        ctx_.broker, ctx_.shard.id(), uids(),
+        ctx_.shards, ctx_.shard.id(), uids(),
         [targets, isolation](Partition* p, size_t i, std::function<void(PartitionResult)> done) {
           if (p == nullptr) return done(PartitionResult{replication::not_hosted()});
           p->read(
@@ -130,7 +129,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       }
     }
     bool enough = static_cast<int64_t>(bytes) >= std::max(1, req_.min_bytes) || req_.min_bytes <= 0;
-    if (enough || errors || targets_.empty() || ctx_.broker.stopping() ||
+    if (enough || errors || targets_.empty() || ctx_.shards.stopping() ||
         std::chrono::steady_clock::now() >= deadline_) {
       return respond(std::move(results));
     }
@@ -143,7 +142,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
     for (const auto& r : results)
       seen.push_back(r.read->high_watermark);
     auto self = shared_from_this();
-    poll_.arm(ctx_.broker, ctx_.shard.id(), uids(), std::move(seen), /*log_end=*/false, deadline_,
+    poll_.arm(ctx_.shards, ctx_.shard.id(), uids(), std::move(seen), /*log_end=*/false, deadline_,
               self, [weak = std::weak_ptr(self)] {
                 if (auto op = weak.lock()) op->attempt();
               });
@@ -195,7 +194,7 @@ class FetchOp : public std::enable_shared_from_this<FetchOp> {
       if (taken.error) {
         rp.error_code = kafka::code(taken.error->code());
         spdlog::debug("fetch v{} of {}-{} from {}: {}", out_.version(),
-                      resp_.responses[t.topic].topic, rp.partition_index, ctx_.peer,
+                      resp_.responses[t.topic].topic, rp.partition_index, ctx_.peer(),
                       taken.error->to_string());
         continue;
       }

@@ -9,11 +9,11 @@
 
 #include "coordinator/group/group_records.h"
 #include "coordinator/txn/txn_records.h"
-#include "server/broker.h"
 #include "server/handlers/coordinator_route.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/partition_route.h"
+#include "server/shard_state.h"
 #include "server/txn_verification.h"
 
 namespace strata::server::handlers {
@@ -27,11 +27,11 @@ using kafka::code;
 // Runs `fn` with the coordinator of `group` on its shard, `reply` on `origin`
 // (on_coordinator_shard).
 template <typename R>
-void on_group_shard(Broker& broker, unsigned origin, const std::string& group,
+void on_group_shard(Services services, unsigned origin, const std::string& group,
                     std::function<void(GroupCoordinator&, std::function<void(R)>)> fn,
                     std::function<void(R)> reply, std::function<R(Errc)> unavailable) {
   on_coordinator_shard<R>(
-      broker, origin, coordinator::kOffsetsTopic, coordinator::offsets_partition_for(group),
+      services, origin, coordinator::kOffsetsTopic, coordinator::offsets_partition_for(group),
       [fn = std::move(fn)](ShardState& s, std::function<void(R)> done) {
         fn(s.groups(), std::move(done));
       },
@@ -42,19 +42,19 @@ void on_group_shard(Broker& broker, unsigned origin, const std::string& group,
 }
 
 std::string client_host(const RequestContext& ctx) {
-  auto colon = ctx.peer.rfind(':');
-  return "/" + (colon == std::string::npos ? ctx.peer : ctx.peer.substr(0, colon));
+  auto colon = ctx.peer().rfind(':');
+  return "/" + (colon == std::string::npos ? ctx.peer() : ctx.peer().substr(0, colon));
 }
 
 }  // namespace
 
 void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest req,
                       Responder<kafka::FindCoordinatorResponse> out) {
-  auto& broker = ctx.broker;
+  auto services = ctx.services();
   std::vector<std::string> keys =
       out.version() >= 4 ? req.coordinator_keys : std::vector<std::string>{req.key};
   int8_t key_type = req.key_type;
-  auto answer = [&broker, keys, key_type, out](Status st) {
+  auto answer = [services, keys, key_type, out](Status st) {
     kafka::FindCoordinatorResponse resp;
     bool txn = key_type == 1;
     std::string_view topic = txn ? coordinator::kTransactionStateTopic : coordinator::kOffsetsTopic;
@@ -70,7 +70,7 @@ void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest r
       } else if (key.empty()) {
         c.error_code = kafka::code(ErrorCode::kInvalidRequest);
         c.error_message = txn ? "empty transactional id" : "empty group id";
-      } else if (auto where = coordinator_of(*broker.snapshot(), topic,
+      } else if (auto where = coordinator_of(*services.cluster.snapshot(), topic,
                                              txn ? coordinator::txn_partition_for(key)
                                                  : coordinator::offsets_partition_for(key))) {
         c.node_id = where->node_id;
@@ -98,7 +98,7 @@ void find_coordinator(const RequestContext& ctx, kafka::FindCoordinatorRequest r
     out.send(resp);
   };
   if (key_type != 0 && key_type != 1) return answer(ok_status());
-  broker.ensure_internal_topic(
+  services.controller.ensure_internal_topic(
       ctx.shard.id(),
       key_type == 1 ? coordinator::kTransactionStateTopic : coordinator::kOffsetsTopic, answer);
 }
@@ -132,7 +132,7 @@ void join_group(const RequestContext& ctx, kafka::JoinGroupRequest req,
     out.send(resp);
   };
   on_group_shard<R>(
-      ctx.broker, ctx.shard.id(), args.group_id,
+      ctx.services(), ctx.shard.id(), args.group_id,
       [args](GroupCoordinator& gc, std::function<void(R)> done) { gc.join(args, std::move(done)); },
       reply,
       [member = args.member_id](Errc e) {
@@ -156,7 +156,7 @@ void sync_group(const RequestContext& ctx, kafka::SyncGroupRequest req,
     args.assignments.emplace_back(a.member_id, std::move(a.assignment));
   using R = coordinator::SyncResult;
   on_group_shard<R>(
-      ctx.broker, ctx.shard.id(), args.group_id,
+      ctx.services(), ctx.shard.id(), args.group_id,
       [args](GroupCoordinator& gc, std::function<void(R)> done) { gc.sync(args, std::move(done)); },
       [out](R r) {
         kafka::SyncGroupResponse resp;
@@ -177,7 +177,7 @@ void heartbeat(const RequestContext& ctx, kafka::HeartbeatRequest req,
   coordinator::HeartbeatArgs args{req.group_id, req.generation_id, req.member_id,
                                   req.group_instance_id};
   on_group_shard<Errc>(
-      ctx.broker, ctx.shard.id(), args.group_id,
+      ctx.services(), ctx.shard.id(), args.group_id,
       [args](GroupCoordinator& gc, std::function<void(Errc)> done) { done(gc.heartbeat(args)); },
       [out](Errc e) {
         kafka::HeartbeatResponse resp;
@@ -199,7 +199,7 @@ void leave_group(const RequestContext& ctx, kafka::LeaveGroupRequest req,
   using R = coordinator::LeaveResult;
   std::string group = req.group_id;
   on_group_shard<R>(
-      ctx.broker, ctx.shard.id(), group,
+      ctx.services(), ctx.shard.id(), group,
       [group, members](GroupCoordinator& gc, std::function<void(R)> done) {
         done(gc.leave(group, members));
       },
@@ -240,7 +240,7 @@ void commit_offsets(const RequestContext& ctx, coordinator::CommitArgs args,
   auto topics = std::make_shared<std::vector<Topic>>(std::move(request_topics));
   size_t n = args.partitions.size();
   on_group_shard<std::vector<Errc>>(
-      ctx.broker, ctx.shard.id(), args.group_id,
+      ctx.services(), ctx.shard.id(), args.group_id,
       [args](GroupCoordinator& gc, std::function<void(std::vector<Errc>)> done) {
         gc.commit(args, std::move(done));
       },
@@ -287,8 +287,9 @@ void txn_offset_commit(const RequestContext& ctx, kafka::TxnOffsetCommitRequest 
                                     coordinator::offsets_partition_for(req.group_id)};
   auto topics =
       std::make_shared<std::vector<kafka::TxnOffsetCommitRequest::Topic>>(std::move(req.topics));
-  verify_txn_partition(ctx.broker, ctx.shard.id(), req.transactional_id, offsets, req.producer_id,
-                       req.producer_epoch, [ctx, args, topics, out](Status verified) mutable {
+  verify_txn_partition(ctx.services(), ctx.shard.id(), req.transactional_id, offsets,
+                       req.producer_id, req.producer_epoch,
+                       [ctx, args, topics, out](Status verified) mutable {
                          if (verified)
                            return commit_offsets(ctx, std::move(args), std::move(*topics), out);
                          auto code = verified.error().code() == Errc::kUnavailable
@@ -326,7 +327,7 @@ void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
   std::string group = req.group_id;
   bool stable = out.version() >= 7 && req.require_stable;
   on_group_shard<R>(
-      ctx.broker, ctx.shard.id(), group,
+      ctx.services(), ctx.shard.id(), group,
       [group, wanted, stable](GroupCoordinator& gc, std::function<void(R)> done) {
         if (auto e = gc.routing_error(group)) return done(R{*e, {}});
         auto r = gc.fetch_offsets(group, wanted, stable);
@@ -380,29 +381,30 @@ void offset_fetch(const RequestContext& ctx, kafka::OffsetFetchRequest req,
 
 void list_groups(const RequestContext& ctx, kafka::ListGroupsRequest req,
                  Responder<kafka::ListGroupsResponse> out) {
-  auto& broker = ctx.broker;
+  auto services = ctx.services();
   struct Gather {
     size_t left;
     std::vector<coordinator::GroupListing> groups;
   };
-  auto gather = std::make_shared<Gather>(Gather{broker.shard_count(), {}});
+  auto gather = std::make_shared<Gather>(Gather{services.shards.shard_count(), {}});
   std::set<std::string> states(req.states_filter.begin(), req.states_filter.end());
   unsigned origin = ctx.shard.id();
-  for (unsigned s = 0; s < broker.shard_count(); ++s) {
-    broker.shard(s).post([&broker, s, origin, gather, states, out] {
-      auto listed = broker.state(s).groups().list();
-      broker.shard(origin).post([gather, listed = std::move(listed), states, out]() mutable {
-        for (auto& g : listed)
-          gather->groups.push_back(std::move(g));
-        if (--gather->left > 0) return;
-        kafka::ListGroupsResponse resp;
-        for (const auto& g : gather->groups) {
-          std::string state(coordinator::state_name(g.state));
-          if (!states.empty() && !states.count(state)) continue;
-          resp.groups.push_back({g.group_id, g.protocol_type, state});
-        }
-        out.send(resp);
-      });
+  for (unsigned s = 0; s < services.shards.shard_count(); ++s) {
+    services.shards.shard(s).post([services, s, origin, gather, states, out] {
+      auto listed = services.shards.state(s).groups().list();
+      services.shards.shard(origin).post(
+          [gather, listed = std::move(listed), states, out]() mutable {
+            for (auto& g : listed)
+              gather->groups.push_back(std::move(g));
+            if (--gather->left > 0) return;
+            kafka::ListGroupsResponse resp;
+            for (const auto& g : gather->groups) {
+              std::string state(coordinator::state_name(g.state));
+              if (!states.empty() && !states.count(state)) continue;
+              resp.groups.push_back({g.group_id, g.protocol_type, state});
+            }
+            out.send(resp);
+          });
     });
   }
 }
@@ -420,7 +422,7 @@ void for_each_group(
   for (size_t i = 0; i < groups.size(); ++i) {
     std::string g = groups[i];
     on_group_shard<R>(
-        ctx.broker, ctx.shard.id(), g,
+        ctx.services(), ctx.shard.id(), g,
         [fn, g](GroupCoordinator& gc, std::function<void(R)> cb) { fn(gc, g, std::move(cb)); },
         [results, left, i, done](R r) {
           (*results)[i] = std::move(r);
@@ -502,7 +504,7 @@ void offset_delete(const RequestContext& ctx, kafka::OffsetDeleteRequest req,
   std::vector<coordinator::TopicPartitionRef> parts;
   auto known = std::make_shared<std::vector<bool>>();
   {
-    auto snap = ctx.broker.snapshot();
+    auto snap = ctx.cluster.snapshot();
     for (const auto& t : req.topics) {
       const auto* topic = snap->find(t.name);
       for (const auto& p : t.partitions) {
@@ -516,7 +518,7 @@ void offset_delete(const RequestContext& ctx, kafka::OffsetDeleteRequest req,
   auto topics =
       std::make_shared<std::vector<kafka::OffsetDeleteRequest::Topic>>(std::move(req.topics));
   on_group_shard<R>(
-      ctx.broker, ctx.shard.id(), group,
+      ctx.services(), ctx.shard.id(), group,
       [group, parts](GroupCoordinator& gc, std::function<void(R)> done) {
         gc.delete_offsets(group, parts, [done](Errc e, std::vector<Errc> per) {
           done(R{e, std::move(per)});

@@ -7,9 +7,9 @@
 
 #include <sys/statvfs.h>
 
-#include "server/broker.h"
-#include "server/handlers/handlers.h"
 #include "replication/fan_out.h"
+#include "server/handlers/handlers.h"
+#include "server/shard_state.h"
 
 namespace strata::server::handlers {
 
@@ -41,8 +41,8 @@ Resp::Partition describe_replica(Partition& p, int32_t index) {
 
 void describe_log_dirs(const RequestContext& ctx, kafka::DescribeLogDirsRequest req,
                        Responder<kafka::DescribeLogDirsResponse> out) {
-  auto& broker = ctx.broker;
-  auto snap = broker.snapshot();
+  auto services = ctx.services();
+  auto snap = services.cluster.snapshot();
   // What is asked: the named partitions, each once however often named
   // (unknown ones are left out, as Kafka does), or every partition of
   // every topic.
@@ -68,14 +68,15 @@ void describe_log_dirs(const RequestContext& ctx, kafka::DescribeLogDirsRequest 
   std::vector<std::pair<std::string, int32_t>> names;
   for (const auto& [topic, p] : asked) {
     const auto& replicas = topic->state(p)->replicas;
-    if (std::find(replicas.begin(), replicas.end(), broker.node_id()) == replicas.end()) continue;
+    if (std::find(replicas.begin(), replicas.end(), services.cluster.node_id()) == replicas.end())
+      continue;
     uids.push_back(topic->uid(PartitionId(p)));
     names.emplace_back(topic->name, p);
   }
-  auto dir = std::filesystem::absolute(broker.config().data_dir).lexically_normal();
+  auto dir = std::filesystem::absolute(services.configs.config().data_dir).lexically_normal();
   using Found = std::optional<Resp::Partition>;
   run_on_owners<Found>(
-      broker, ctx.shard.id(), uids,
+      services.shards, ctx.shard.id(), uids,
       [names](Partition* p, size_t i, std::function<void(Found)> done) {
         // A replica not open here yet (or being deleted) is not on disk.
         done(p == nullptr ? std::nullopt : Found(describe_replica(*p, names[i].second)));

@@ -6,11 +6,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "replication/fan_out.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
-#include "replication/fan_out.h"
-#include "server/broker.h"
 #include "server/partition_route.h"
+#include "server/shard_state.h"
 
 namespace strata::server::handlers {
 
@@ -63,11 +63,11 @@ std::set<PartitionKey> merge_entries(std::vector<Topic>& topics) {
 // their position (topic, partition) in the response, their request entry
 // and the leader epoch of their state.
 template <typename Req, typename Resp>
-auto resolve(Broker& broker, const Req& topics, Resp& out_topics, std::vector<PartitionUid>& uids,
-             const std::set<PartitionKey>& refused = {}) {
-  auto snap = broker.snapshot();
-  int32_t self = broker.node_id();
-  bool may_lead = broker.may_lead();
+auto resolve(Services services, const Req& topics, Resp& out_topics,
+             std::vector<PartitionUid>& uids, const std::set<PartitionKey>& refused = {}) {
+  auto snap = services.cluster.snapshot();
+  int32_t self = services.cluster.node_id();
+  bool may_lead = services.cluster.may_lead();
   using Entry = std::remove_cvref_t<decltype(topics.front().partitions.front())>;
   struct Routed {
     size_t topic;
@@ -135,7 +135,7 @@ void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
   std::vector<PartitionUid> uids;
   // A partition named twice is answered once, with INVALID_REQUEST.
   auto named_twice = merge_entries(req.topics);
-  auto where = resolve(ctx.broker, req.topics, resp->topics, uids, named_twice);
+  auto where = resolve(ctx.services(), req.topics, resp->topics, uids, named_twice);
   std::vector<int64_t> timestamps;
   std::vector<int32_t> leader_epochs;
   std::vector<std::pair<size_t, size_t>> at;
@@ -155,7 +155,7 @@ void list_offsets(const RequestContext& ctx, kafka::ListOffsetsRequest req,
   }
   auto isolation = *level;
   run_on_owners<OffsetAnswer>(
-      ctx.broker, ctx.shard.id(), uids,
+      ctx.shards, ctx.shard.id(), uids,
       [timestamps, isolation](Partition* p, size_t i, std::function<void(OffsetAnswer)> done) {
         lookup(p, timestamps[i], isolation, std::move(done));
       },
@@ -179,7 +179,7 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
   auto resp = std::make_shared<kafka::DeleteRecordsResponse>();
   std::vector<PartitionUid> uids;
   merge_entries(req.topics);  // a partition named twice: its last offset
-  auto where = resolve(ctx.broker, req.topics, resp->topics, uids);
+  auto where = resolve(ctx.services(), req.topics, resp->topics, uids);
   std::vector<int64_t> targets;
   std::vector<std::pair<size_t, size_t>> at;
   for (const auto& w : where) {
@@ -187,7 +187,7 @@ void delete_records(const RequestContext& ctx, kafka::DeleteRecordsRequest req,
     at.emplace_back(w.topic, w.partition);
   }
   run_on_owners<OffsetAnswer>(
-      ctx.broker, ctx.shard.id(), uids,
+      ctx.shards, ctx.shard.id(), uids,
       [targets](Partition* p, size_t i, std::function<void(OffsetAnswer)> done) {
         if (p == nullptr) return done(OffsetAnswer{kafka::to_error_code(Errc::kNotHosted)});
         // -1 means "up to the high watermark".
@@ -209,7 +209,7 @@ void offset_for_leader_epoch(const RequestContext& ctx, kafka::OffsetForLeaderEp
                              Responder<kafka::OffsetForLeaderEpochResponse> out) {
   auto resp = std::make_shared<kafka::OffsetForLeaderEpochResponse>();
   std::vector<PartitionUid> uids;
-  auto where = resolve(ctx.broker, req.topics, resp->topics, uids);
+  auto where = resolve(ctx.services(), req.topics, resp->topics, uids);
   std::vector<int32_t> epochs;
   std::vector<std::pair<size_t, size_t>> at;
   for (const auto& w : where) {
@@ -224,7 +224,7 @@ void offset_for_leader_epoch(const RequestContext& ctx, kafka::OffsetForLeaderEp
     engine::EpochEnd end;
   };
   run_on_owners<Answer>(
-      ctx.broker, ctx.shard.id(), uids,
+      ctx.shards, ctx.shard.id(), uids,
       [epochs, consumer](Partition* p, size_t i, std::function<void(Answer)> done) {
         if (p == nullptr) return done(Answer{kafka::to_error_code(Errc::kNotHosted), {}});
         auto end = p->log().end_offset_for_epoch(LeaderEpoch(epochs[i]));

@@ -7,12 +7,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "replication/fan_out.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
-#include "replication/fan_out.h"
-#include "server/broker.h"
 #include "server/partition_route.h"
 #include "server/produce_batches.h"
+#include "server/shard_state.h"
 #include "server/txn_verification.h"
 
 namespace strata::server::handlers {
@@ -22,8 +22,8 @@ using replication::run_on_owners;
 
 void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply) {
   using kafka::ErrorCode;
-  auto& broker = ctx.broker;
-  auto snap = broker.snapshot();
+  auto services = ctx.services();
+  auto snap = services.cluster.snapshot();
   int16_t acks = req.acks;
   bool acks_ok = acks == 0 || acks == 1 || acks == -1;
 
@@ -39,8 +39,7 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
     for (auto& p : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.index = p.index;
-      auto route = route_partition(topic, p.index, kNoLeaderEpoch, broker.config().node_id,
-                                   broker.may_lead());
+      auto route = services.cluster.route(topic, p.index);
       if (!acks_ok) {
         rp.error_code = kafka::code(ErrorCode::kInvalidRequiredAcks);
       } else if (!route.ok()) {
@@ -75,7 +74,7 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
         rp.error_code = kafka::code(results[i].error().code());
         rp.error_message = results[i].error().message();
         spdlog::debug("produce to {}-{} from {}: {}", resp.responses[where[i].first].name, rp.index,
-                      ctx.peer, results[i].error().to_string());
+                      ctx.peer(), results[i].error().to_string());
       }
     }
     for (const auto& t : resp.responses) {
@@ -93,8 +92,8 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
   replication::AppendOptions options{.acks_all = acks == -1, .timeout_ms = req.timeout_ms};
   std::optional<std::string> txn_id = req.transactional_id;
   run_on_owners<Result<replication::AppendResult>>(
-      broker, ctx.shard.id(), uids,
-      [&broker, shared_batches, record_errors, options, txn_id](
+      services.shards, ctx.shard.id(), uids,
+      [services, shared_batches, record_errors, options, txn_id](
           Partition* p, size_t i, std::function<void(Result<replication::AppendResult>)> done) {
         auto& split = (*shared_batches)[i];
         if (!split) return done(split.error());
@@ -113,10 +112,10 @@ void produce(const RequestContext& ctx, kafka::ProduceRequest req, ReplyFn reply
         auto opts = options;
         if (txn_id) {
           // A transaction's first write here is checked with its coordinator.
-          opts.verify_txn = [&broker, here = broker.shard_for(p->uid()), id = *txn_id,
+          opts.verify_txn = [services, here = services.shards.shard_for(p->uid()), id = *txn_id,
                              partition = coordinator::TxnPartition{p->topic(), p->id().value()}](
                                 int64_t pid, int16_t epoch, std::function<void(Status)> verified) {
-            verify_txn_partition(broker, here, id, partition, pid, epoch, std::move(verified));
+            verify_txn_partition(services, here, id, partition, pid, epoch, std::move(verified));
           };
         }
         p->append(std::move(*split), opts, std::move(done));

@@ -4,11 +4,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "server/broker.h"
+#include "replication/fan_out.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
-#include "replication/fan_out.h"
 #include "server/partition_route.h"
+#include "server/shard_state.h"
 
 namespace strata::server::handlers {
 
@@ -30,7 +30,7 @@ void init_producer_id(const RequestContext& ctx, kafka::InitProducerIdRequest re
   }
   // Without a transactional id Kafka always hands out a new id at epoch 0,
   // whatever id and epoch a v3+ request names.
-  ctx.broker.allocate_producer_id(ctx.shard.id(), [out](Result<int64_t> id) {
+  ctx.controller.allocate_producer_id(ctx.shard.id(), [out](Result<int64_t> id) {
     kafka::InitProducerIdResponse resp;
     if (!id) {
       resp.error_code = kafka::code(ErrorCode::kCoordinatorNotAvailable);  // retriable
@@ -50,8 +50,8 @@ namespace strata::server::handlers {
 void describe_producers(const RequestContext& ctx, kafka::DescribeProducersRequest req,
                         Responder<kafka::DescribeProducersResponse> out) {
   using Resp = kafka::DescribeProducersResponse;
-  auto& broker = ctx.broker;
-  auto snap = broker.snapshot();
+  auto services = ctx.services();
+  auto snap = services.cluster.snapshot();
   auto resp = std::make_shared<Resp>();
   std::vector<PartitionUid> uids;
   std::vector<std::pair<size_t, size_t>> where;
@@ -62,7 +62,7 @@ void describe_producers(const RequestContext& ctx, kafka::DescribeProducersReque
     for (int32_t p : t.partition_indexes) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = p;
-      auto route = route_partition(topic, p, kNoLeaderEpoch, broker.node_id(), broker.may_lead());
+      auto route = services.cluster.route(topic, p);
       if (!route.ok()) {
         rp.error_code = kafka::code(route.error);
         continue;
@@ -73,7 +73,7 @@ void describe_producers(const RequestContext& ctx, kafka::DescribeProducersReque
   }
   using Producers = Result<std::vector<Resp::Producer>>;
   run_on_owners<Producers>(
-      broker, ctx.shard.id(), uids,
+      services.shards, ctx.shard.id(), uids,
       [](Partition* p, size_t, std::function<void(Producers)> done) {
         if (p == nullptr) return done(replication::not_hosted());
         if (p->role() != replication::Role::kLeader) {

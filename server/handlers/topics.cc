@@ -14,7 +14,6 @@
 
 #include "coordinator/cluster_metadata.h"
 #include "coordinator/internal_topics.h"
-#include "server/broker.h"
 #include "server/controller_forward.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
@@ -95,9 +94,9 @@ bool answered_before(std::set<Key>& answered, const Key& key) {
   return !answered.insert(key).second;
 }
 
-std::set<int32_t> live_brokers(Broker& broker) {
+std::set<int32_t> live_brokers(Services services) {
   std::set<int32_t> live;
-  auto snap = broker.snapshot();  // held for the loop
+  auto snap = services.cluster.snapshot();  // held for the loop
   for (const auto& b : snap->brokers)
     live.insert(b.node_id);
   return live;
@@ -115,8 +114,8 @@ bool valid_replicas(const std::vector<int32_t>& replicas, size_t rf,
 
 void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
                    Responder<kafka::CreateTopicsResponse> out) {
-  auto& broker = ctx.broker;
-  const auto& cfg = broker.config();
+  auto services = ctx.services();
+  const auto& cfg = services.configs.config();
   size_t n = req.topics.size();
   auto outcomes = std::make_shared<std::vector<Outcome>>(n);
   auto ids = std::make_shared<std::vector<coordinator::TopicId>>(n);
@@ -144,9 +143,10 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
     }
     return resp;
   });
-  broker.change_topics(
+  services.controller.change_topics(
       ctx.shard.id(),
-      [&broker, topics, outcomes, ids, seen, validate_only, from_broker, &cfg] {
+      [services, topics, outcomes, ids, seen, validate_only, from_broker,
+       &cfg](TopicChange& change) {
         for (size_t i = 0; i < topics->size(); ++i) {
           const auto& t = (*topics)[i];
           auto& o = (*outcomes)[i];
@@ -166,7 +166,7 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
             }
             partitions = static_cast<int32_t>(t.assignments.size());
             rf = static_cast<int16_t>(t.assignments.front().broker_ids.size());
-            auto live = live_brokers(broker);
+            auto live = live_brokers(services);
             bool good = rf > 0;
             for (size_t p = 0; p < t.assignments.size(); ++p) {
               const auto& a = t.assignments[p];
@@ -196,12 +196,13 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
           }
           // Checked over this broker's defaults too (min.compaction.lag.ms
           // against a broker-wide max.compaction.lag.ms, say).
-          if (auto c = engine::TopicConfig::from_map(configs, *broker.topic_defaults()); !c) {
+          if (auto c = engine::TopicConfig::from_map(configs, *services.configs.topic_defaults());
+              !c) {
             o = outcome_of(c.error());
             continue;
           }
           bool internal = from_broker && coordinator::is_internal_topic(t.name);
-          auto r = broker.catalog().create_topic(t.name, partitions, rf, configs, validate_only,
+          auto r = change.catalog().create_topic(t.name, partitions, rf, configs, validate_only,
                                                  internal, assignments);
           if (r) {
             (*ids)[i] = (*r)->id;
@@ -211,10 +212,10 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
         }
         return ok_status();
       },
-      [&broker, topics, outcomes, ids, answer, validate_only](Status) {
+      [services, topics, outcomes, ids, answer, validate_only](Status) {
         kafka::CreateTopicsResponse resp;
-        auto snap = broker.snapshot();
-        auto layers = broker.topic_default_layers();
+        auto snap = services.cluster.snapshot();
+        auto layers = services.configs.topic_default_layers();
         std::set<std::string> answered;
         for (size_t i = 0; i < topics->size(); ++i) {
           const auto& t = (*topics)[i];
@@ -230,14 +231,15 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
           if (info == nullptr && !validate_only) continue;
           rt.num_partitions =
               info ? info->partitions
-                   : (t.num_partitions == -1 ? broker.config().num_partitions : t.num_partitions);
-          rt.replication_factor =
-              info ? info->replication_factor
-                   : (t.replication_factor == -1 ? broker.config().default_replication_factor
-                                                 : t.replication_factor);
+                   : (t.num_partitions == -1 ? services.configs.config().num_partitions
+                                             : t.num_partitions);
+          rt.replication_factor = info ? info->replication_factor
+                                       : (t.replication_factor == -1
+                                              ? services.configs.config().default_replication_factor
+                                              : t.replication_factor);
           coordinator::TopicInfo probe;
           if (info) probe = *info;
-          auto effective = broker.effective_config(probe).to_map();
+          auto effective = services.configs.effective_config(probe).to_map();
           std::vector<kafka::CreateTopicsResponse::Config> configs;
           for (const auto& [name, value] : effective) {
             configs.push_back(
@@ -251,7 +253,7 @@ void create_topics(const RequestContext& ctx, kafka::CreateTopicsRequest req,
 
 void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
                    Responder<kafka::DeleteTopicsResponse> out) {
-  auto& broker = ctx.broker;
+  auto services = ctx.services();
   // Normalize v0-5 names and v6 (name or id) entries.
   struct Target {
     std::optional<std::string> name;
@@ -299,9 +301,9 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
     }
     return resp;
   });
-  broker.change_topics(
+  services.controller.change_topics(
       ctx.shard.id(),
-      [&broker, targets, outcomes, duplicated] {
+      [services, targets, outcomes, duplicated](TopicChange& change) {
         for (size_t i = 0; i < targets->size(); ++i) {
           auto& t = (*targets)[i];
           if ((*duplicated)[i]) {
@@ -309,7 +311,7 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
                                      t.by_id ? "Duplicate topic id." : kDuplicateTopic};
             continue;
           }
-          auto snap = broker.snapshot();
+          auto snap = services.cluster.snapshot();
           const coordinator::TopicInfo* info = t.by_id ? snap->find(t.id) : snap->find(*t.name);
           if (info == nullptr) {
             (*outcomes)[i] =
@@ -324,7 +326,7 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
                                      "internal topic " + info->name + " cannot be deleted"};
             continue;
           }
-          (*outcomes)[i] = outcome_of(broker.catalog().delete_topic(info->name));
+          (*outcomes)[i] = outcome_of(change.catalog().delete_topic(info->name));
         }
         return ok_status();
       },
@@ -348,7 +350,7 @@ void delete_topics(const RequestContext& ctx, kafka::DeleteTopicsRequest req,
 
 void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest req,
                        Responder<kafka::CreatePartitionsResponse> out) {
-  auto& broker = ctx.broker;
+  auto services = ctx.services();
   auto topics =
       std::make_shared<std::vector<kafka::CreatePartitionsRequest::Topic>>(std::move(req.topics));
   auto outcomes = std::make_shared<std::vector<Outcome>>(topics->size());
@@ -367,22 +369,22 @@ void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest
     }
     return resp;
   });
-  broker.change_topics(
+  services.controller.change_topics(
       ctx.shard.id(),
-      [&broker, topics, outcomes, validate_only, seen] {
+      [services, topics, outcomes, validate_only, seen](TopicChange& change) {
         for (size_t i = 0; i < topics->size(); ++i) {
           const auto& t = (*topics)[i];
           if (seen.at(t.name) > 1) {
             (*outcomes)[i] = Outcome{ErrorCode::kInvalidRequest, kDuplicateTopic};
             continue;
           }
-          auto snap = broker.snapshot();
+          auto snap = services.cluster.snapshot();
           const auto* info = snap->find(t.name);
           std::vector<std::vector<int32_t>> assignments;
           if (info != nullptr && t.assignments) {
             // Validated as Kafka does: one list per new partition, each with
             // the topic's replication factor of distinct live brokers.
-            auto live = live_brokers(broker);
+            auto live = live_brokers(services);
             auto rf = static_cast<size_t>(info->replication_factor);
             bool good = static_cast<int32_t>(t.assignments->size()) == t.count - info->partitions;
             for (const auto& a : *t.assignments) {
@@ -399,7 +401,7 @@ void create_partitions(const RequestContext& ctx, kafka::CreatePartitionsRequest
             }
           }
           (*outcomes)[i] = outcome_of(
-              broker.catalog().add_partitions(t.name, t.count, validate_only, assignments));
+              change.catalog().add_partitions(t.name, t.count, validate_only, assignments));
         }
         return ok_status();
       },

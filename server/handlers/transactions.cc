@@ -8,10 +8,10 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/internal_topics.h"
-#include "server/broker.h"
 #include "server/handlers/coordinator_route.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
+#include "server/shard_state.h"
 #include "server/txn_markers.h"
 
 namespace strata::server::handlers {
@@ -35,7 +35,7 @@ void on_txn_shard(const RequestContext& ctx, const std::string& transactional_id
                   std::function<void(TxnCoordinator&, std::function<void(R)>)> fn,
                   std::function<void(R)> reply, std::function<R(Errc)> unavailable) {
   on_coordinator_shard<R>(
-      ctx.broker, ctx.shard.id(), coordinator::kTransactionStateTopic,
+      ctx.services(), ctx.shard.id(), coordinator::kTransactionStateTopic,
       coordinator::txn_partition_for(transactional_id),
       [fn = std::move(fn)](ShardState& s, std::function<void(R)> done) {
         fn(s.txns(), std::move(done));
@@ -116,7 +116,7 @@ void add_partitions_to_txn(const RequestContext& ctx, kafka::AddPartitionsToTxnR
     out.send(resp);
   };
   if (txns.empty()) return finish();
-  auto snap = ctx.broker.snapshot();
+  auto snap = ctx.cluster.snapshot();
   for (size_t i = 0; i < txns.size(); ++i) {
     auto& t = txns[i];
     g->results[i].transactional_id = t.transactional_id;
@@ -185,8 +185,8 @@ void add_offsets_to_txn(const RequestContext& ctx, kafka::AddOffsetsToTxnRequest
   // is what makes the transaction's offsets visible.
   TxnPartition offsets{std::string(coordinator::kOffsetsTopic),
                        coordinator::offsets_partition_for(req.group_id)};
-  auto& broker = ctx.broker;
-  broker.ensure_internal_topic(
+  auto services = ctx.services();
+  services.controller.ensure_internal_topic(
       ctx.shard.id(), coordinator::kOffsetsTopic,
       [ctx, req = std::move(req), offsets, reply](Status st) {
         if (!st) return reply(Errc::kCoordinatorNotAvailable);
@@ -235,7 +235,7 @@ void write_txn_markers(const RequestContext& ctx, kafka::WriteTxnMarkersRequest 
         partitions.push_back({t.name, p});
     engine::TxnMarker marker{m.producer_id, m.producer_epoch, m.coordinator_epoch,
                              m.transaction_result};
-    append_markers(ctx.broker, ctx.shard.id(), marker, partitions,
+    append_markers(ctx.services(), ctx.shard.id(), marker, partitions,
                    [g, i, partitions, out](std::vector<ErrorCode> codes) {
                      std::map<std::string, kafka::WriteTxnMarkersResponse::Topic> by_topic;
                      for (size_t j = 0; j < partitions.size(); ++j) {
@@ -307,8 +307,8 @@ void list_transactions(const RequestContext& ctx, kafka::ListTransactionsRequest
     size_t left = 0;
   };
   auto g = std::make_shared<Gather>();
-  auto& broker = ctx.broker;
-  g->left = broker.shard_count();
+  auto services = ctx.services();
+  g->left = services.shards.shard_count();
   std::set<std::string> states(req.state_filters.begin(), req.state_filters.end());
   for (const auto& name : states) {
     bool known = false;
@@ -319,18 +319,18 @@ void list_transactions(const RequestContext& ctx, kafka::ListTransactionsRequest
   std::set<int64_t> pids(req.producer_id_filters.begin(), req.producer_id_filters.end());
   int64_t min_duration = out.version() >= 1 ? req.duration_filter : -1;
   unsigned origin = ctx.shard.id();
-  for (unsigned s = 0; s < broker.shard_count(); ++s) {
-    broker.shard(s).post([&broker, s, origin, g, out, states, pids, min_duration] {
+  for (unsigned s = 0; s < services.shards.shard_count(); ++s) {
+    services.shards.shard(s).post([services, s, origin, g, out, states, pids, min_duration] {
       std::vector<State> found;
-      int64_t now = broker.clock().now_ms();
-      for (const auto& [id, m] : broker.state(s).txns().list()) {
+      int64_t now = services.clock.now_ms();
+      for (const auto& [id, m] : services.shards.state(s).txns().list()) {
         auto name = std::string(coordinator::state_name(m.state));
         if (!states.empty() && states.count(name) == 0) continue;
         if (!pids.empty() && pids.count(m.producer_id) == 0) continue;
         if (min_duration >= 0 && (m.start_ms < 0 || now - m.start_ms <= min_duration)) continue;
         found.push_back({id, m.producer_id, name});
       }
-      broker.shard(origin).post([g, out, found = std::move(found)] {
+      services.shards.shard(origin).post([g, out, found = std::move(found)] {
         for (const auto& f : found)
           g->resp.transaction_states.push_back(f);
         if (--g->left == 0) out.send(g->resp);
