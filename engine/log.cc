@@ -285,10 +285,10 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
                    fmt::format("a follower's batch at offset {} does not continue the log at {}",
                                header.base_offset, next_offset_));
     }
-    if (!epochs_.empty() && header.leader_epoch.value() < epochs_.rbegin()->first) {
+    if (auto latest = epochs_.latest(); latest && header.leader_epoch.value() < *latest) {
       return Error(Errc::kInvalidArgument,
                    fmt::format("a follower's batch of leader epoch {} after epoch {}",
-                               header.leader_epoch, epochs_.rbegin()->first));
+                               header.leader_epoch, *latest));
     }
   } else {
     set_base_offset(batch.data(), next_offset_);
@@ -652,7 +652,7 @@ Status Log::delete_segments_below(Offset start) {
     segments_.erase(seg->base);
   if (last_entry_ && last_entry_->offset < segments_.begin()->first) last_entry_.reset();
   STRATA_TRY(options_.index->drop_before(options_.uid, segments_.begin()->first));
-  trim_epochs_below(segments_.begin()->first);
+  epochs_.trim_below(segments_.begin()->first);
   std::erase_if(aborted_,
                 [start = segments_.begin()->first](const auto& a) { return a.first < start; });
   for (const auto& seg : doomed) {

@@ -33,6 +33,7 @@
 #include "base/ids.h"
 #include "base/result.h"
 #include "base/shared_bytes.h"
+#include "engine/leader_epoch_cache.h"
 #include "engine/log_cleaner.h"
 #include "engine/producer_states.h"
 #include "engine/record_batch.h"
@@ -81,12 +82,6 @@ struct AppendOptions {
 };
 
 // The answer to "where does my epoch end?" (OffsetForLeaderEpoch, KIP-279).
-struct EpochEnd {
-  LeaderEpoch epoch{-1};  // the largest epoch of this log not above the one asked; -1: none
-  Offset end_offset{-1};  // where it ends: the next epoch's start, or the log end; -1: none
-  bool operator==(const EpochEnd&) const = default;
-};
-
 struct AppendResult {
   Offset base_offset;
   Offset last_offset;
@@ -265,7 +260,7 @@ class Log {
   index::IndexStore& index_store() const { return *options_.index; }
 
   // The leader epochs of the log's batches, each with the offset it begins.
-  const std::map<int32_t, Offset>& leader_epochs() const { return epochs_; }
+  const std::map<int32_t, Offset>& leader_epochs() const { return epochs_.entries(); }
   // Kafka's epoch lookup (KIP-101/279) for a follower whose last epoch is
   // `epoch`: the asked epoch itself if it is the latest (ending at the log
   // end), else the largest epoch below it, ending where the next one
@@ -312,7 +307,18 @@ class Log {
 
   explicit Log(const LogOptions& options);
   void report_storage_error(const Error& e);
+  // Recovery at open, in named steps (log_recovery.cc).
+  struct Recovery;
   Status recover();
+  Status open_directory(Recovery& r);
+  Status start_empty();
+  Status open_segments(Recovery& r);
+  Status choose_scan_start(Recovery& r);
+  Status load_state_at_start(Recovery& r);
+  Status scan_from_start(Recovery& r);
+  Status cut_at_defect(Recovery& r);
+  Status drop_empty_tail();
+  Status finish_recovery(Recovery& r);
   // Where recovery may start scanning for a stored marker: the marker when
   // the bytes there are the batch it names, else the start of the segment
   // now holding its offsets; nullopt when neither can be trusted.
@@ -414,7 +420,6 @@ class Log {
   // Answers the duplicates whose original is now committed.
   void settle_duplicates(std::vector<std::pair<AppendCallback, Result<AppendResult>>>& results);
   // Of the epochs begun below `start` keeps only the latest, moved to it.
-  void trim_epochs_below(Offset start);
   void post(std::function<void()> fn);
 
   // Where reading for `offset` should start in `seg`: an index entry's
@@ -436,7 +441,7 @@ class Log {
   // Index state at end_offset_.
   index::LogPoint applied_;
   std::optional<index::IndexEntry> last_entry_;
-  std::map<int32_t, Offset> epochs_;  // leader epoch -> its first offset
+  LeaderEpochCache epochs_;
   // Idempotent producers: as of end_offset_ (in the index with applied_),
   // and with the batches in flight too (the one append checks).
   ProducerStates committed_producers_;

@@ -23,12 +23,42 @@ constexpr size_t kEntriesPerIndexWrite = 1024;
 
 }  // namespace
 
+// What recovery's steps hand on to each other.
+struct Log::Recovery {
+  explicit Recovery(PartitionUid uid) : update(uid) {}
+  std::vector<Offset> bases;           // the segment files, in order
+  std::optional<Offset> cleaned_from;  // where an interrupted cleaning was finished
+  TimestampMs now = 0;
+  std::set<Offset> without_meta;         // segments whose timestamps are derived again
+  std::optional<index::LogPoint> start;  // where the scan starts
+  bool trusted = false;              // a clean start whose markers match the files: nothing scanned
+  bool repair = false;               // the index is derived again from the start
+  index::IndexStore::Update update;  // the scan's entries not yet written
+  size_t entries_in_update = 0;
+  std::optional<Offset> cut_segment;  // the segment where a defect was found
+  uint64_t cut_position = 0;
+  std::set<Offset> scanned_in;  // segments holding batches this scan walked
+};
+
 Status Log::recover() {
+  Recovery r(options_.uid);
+  STRATA_TRY(open_directory(r));
+  if (r.bases.empty()) return start_empty();
+  STRATA_TRY(open_segments(r));
+  STRATA_TRY(choose_scan_start(r));
+  STRATA_TRY(load_state_at_start(r));
+  STRATA_TRY(scan_from_start(r));
+  if (r.cut_segment) STRATA_TRY(cut_at_defect(r));
+  STRATA_TRY(drop_empty_tail());
+  return finish_recovery(r);
+}
+
+// Step 1: the directory (made durable when new), an interrupted cleaning
+// finished or dropped, the segment files' names.
+Status Log::open_directory(Recovery& r) {
   auto& fs = *options_.fs;
-  auto& idx = *options_.index;
   const PartitionUid uid = options_.uid;
   const auto& dir = options_.dir;
-
   STRATA_ASSIGN_OR_RETURN(bool existed, fs.exists(dir));
   STRATA_TRY(fs.create_dirs(dir));
   if (!existed) {
@@ -43,33 +73,42 @@ Status Log::recover() {
   STRATA_ASSIGN_OR_RETURN(auto names, fs.list(dir));
   // A cleaning a crash interrupted: finished if it committed (its index is
   // derived again below), dropped if not.
-  STRATA_ASSIGN_OR_RETURN(std::optional<Offset> cleaned_from, finish_interrupted_cleaning(names));
-  std::vector<Offset> bases;
+  STRATA_ASSIGN_OR_RETURN(r.cleaned_from, finish_interrupted_cleaning(names));
   for (const auto& name : names) {
     if (auto base = parse_segment_file_name(name)) {
-      bases.push_back(*base);
+      r.bases.push_back(*base);
     } else if (!name.starts_with(kStartOffsetFile)) {  // and its .tmp
       spdlog::warn("partition {}: ignoring unknown file {}", uid, (dir / name).string());
     }
   }
-  std::sort(bases.begin(), bases.end());
-  TimestampMs now = options_.clock->now_ms();
+  std::sort(r.bases.begin(), r.bases.end());
+  r.now = options_.clock->now_ms();
+  return ok_status();
+}
 
-  if (bases.empty()) {
-    // A new partition, or one whose files are gone: whatever the index still
-    // holds for this uid describes another history.
-    STRATA_TRY(idx.drop_partition(uid));
-    applied_ = index::LogPoint{Offset(0), Offset(0), FilePos(0), index::kNoTimestamp, 0};
-    STRATA_TRY(open_new_segment(Offset(0)));
-    index::IndexStore::Update update(uid);
-    update.set_applied(applied_);
-    STRATA_TRY(idx.write(update));
-    STRATA_TRY(dir_handle_->sync_now());
-    dir_dirty_ = false;
-    return ok_status();
-  }
+// A new partition, or one whose files are gone: whatever the index still
+// holds for this uid describes another history.
+Status Log::start_empty() {
+  auto& idx = *options_.index;
+  const PartitionUid uid = options_.uid;
+  STRATA_TRY(idx.drop_partition(uid));
+  applied_ = index::LogPoint{Offset(0), Offset(0), FilePos(0), index::kNoTimestamp, 0};
+  STRATA_TRY(open_new_segment(Offset(0)));
+  index::IndexStore::Update update(uid);
+  update.set_applied(applied_);
+  STRATA_TRY(idx.write(update));
+  STRATA_TRY(dir_handle_->sync_now());
+  dir_dirty_ = false;
+  return ok_status();
+}
 
-  for (Offset base : bases) {
+// Step 2: every segment file opened, with its meta record if it has one.
+Status Log::open_segments(Recovery& r) {
+  auto& fs = *options_.fs;
+  auto& idx = *options_.index;
+  const PartitionUid uid = options_.uid;
+  const auto& dir = options_.dir;
+  for (Offset base : r.bases) {
     auto seg = std::make_shared<Segment>();
     seg->base = base;
     STRATA_ASSIGN_OR_RETURN(seg->file,
@@ -77,7 +116,7 @@ Status Log::recover() {
     STRATA_ASSIGN_OR_RETURN(seg->size, seg->file->size());
     seg->synced_size = seg->size;
     seg->next_offset = base;
-    seg->created_ms = now;
+    seg->created_ms = r.now;
     segments_[base] = std::move(seg);
   }
 
@@ -85,53 +124,57 @@ Status Log::recover() {
   // One without (written by an older Strata, or whose meta a crash lost)
   // is rescanned with its records' timestamps derived, because the
   // maxTimestamp fields in it are the producers' unchecked claims.
-  std::set<Offset> without_meta;
   for (auto& [base, seg] : segments_) {
     STRATA_ASSIGN_OR_RETURN(auto meta, idx.segment_meta(uid, base));
     if (meta) {
       seg->meta = *meta;
     } else {
-      without_meta.insert(base);
+      r.without_meta.insert(base);
     }
   }
   // Derived again like a segment without meta: the scan starts there.
-  if (cleaned_from) without_meta.insert(*cleaned_from);
+  if (r.cleaned_from) r.without_meta.insert(*r.cleaned_from);
+  return ok_status();
+}
 
-  // Where to start scanning.
+// Step 3: where the scan starts (see scan_start_from), or whether a clean
+// start lets it scan nothing.
+Status Log::choose_scan_start(Recovery& r) {
+  auto& idx = *options_.index;
+  const PartitionUid uid = options_.uid;
   STRATA_ASSIGN_OR_RETURN(auto applied, idx.applied(uid));
   STRATA_ASSIGN_OR_RETURN(auto rp, idx.recovery_point(uid));
   const auto& last = *segments_.rbegin()->second;
-  bool trusted = options_.clean_start && applied && applied->segment == last.base &&
-                 applied->next_offset >= applied->segment &&
-                 applied->position.value() == last.size && without_meta.empty();
-  std::optional<index::LogPoint> start;
-  if (trusted) {
-    start = applied;
+  r.trusted = options_.clean_start && applied && applied->segment == last.base &&
+              applied->next_offset >= applied->segment && applied->position.value() == last.size &&
+              r.without_meta.empty();
+  if (r.trusted) {
+    r.start = applied;
   } else {
     STRATA_ASSIGN_OR_RETURN(auto from_applied, scan_start_from(applied));
     STRATA_ASSIGN_OR_RETURN(auto from_rp, scan_start_from(rp));
     if (from_applied && from_rp)
-      start = from_applied->next_offset <= from_rp->next_offset ? from_applied : from_rp;
+      r.start = from_applied->next_offset <= from_rp->next_offset ? from_applied : from_rp;
   }
   // Closed segments before the start need their running max timestamp, which
   // the first index entry of the following segment holds. A segment without
   // a meta record is where the scan must start instead.
-  bool repair = false;
-  if (start) {
-    for (auto it = segments_.begin(); it != segments_.end() && it->first <= start->segment; ++it) {
-      if (without_meta.contains(it->first) && it->first < start->segment) {
+  if (r.start) {
+    for (auto it = segments_.begin(); it != segments_.end() && it->first <= r.start->segment;
+         ++it) {
+      if (r.without_meta.contains(it->first) && it->first < r.start->segment) {
         TimestampMs before = it == segments_.begin() ? index::kNoTimestamp
                                                      : std::prev(it)->second->max_timestamp_through;
-        start = index::LogPoint{it->first, it->first, FilePos(0), before, 0};
-        repair = true;
+        r.start = index::LogPoint{it->first, it->first, FilePos(0), before, 0};
+        r.repair = true;
         break;
       }
-      if (it->first == start->segment) break;
+      if (it->first == r.start->segment) break;
       auto next = std::next(it);
       STRATA_ASSIGN_OR_RETURN(auto e, idx.offset_floor(uid, next->first));
       if (!e || e->offset != next->first || e->segment != next->first) {
-        start.reset();
-        trusted = false;
+        r.start.reset();
+        r.trusted = false;
         break;
       }
       it->second->max_timestamp_through = e->max_timestamp_before;
@@ -143,16 +186,24 @@ Status Log::recover() {
   STRATA_ASSIGN_OR_RETURN(auto stored_epochs, idx.leader_epochs(uid));
   bool has_data = std::any_of(segments_.begin(), segments_.end(),
                               [](const auto& s) { return s.second->size > 0; });
-  if (stored_epochs.empty() && has_data && start) {
+  if (stored_epochs.empty() && has_data && r.start) {
     spdlog::info("partition {}: deriving its leader epochs from its batches, once", uid);
-    start.reset();
+    r.start.reset();
   }
-  if (!start) {
-    trusted = false;
-    repair = true;
+  if (!r.start) {
+    r.trusted = false;
+    r.repair = true;
     const auto& first = *segments_.begin()->second;
-    start = index::LogPoint{first.base, first.base, FilePos(0), index::kNoTimestamp, 0};
+    r.start = index::LogPoint{first.base, first.base, FilePos(0), index::kNoTimestamp, 0};
   }
+  return ok_status();
+}
+
+// Step 4: the producers, aborted transactions, compaction state and epochs
+// as stored; with a repair, the index from the start cut.
+Status Log::load_state_at_start(Recovery& r) {
+  auto& idx = *options_.index;
+  const PartitionUid uid = options_.uid;
   // The producers and aborted transactions as stored: as of the stored
   // applied marker, at or after the start. The scan's batches and markers
   // up to that marker are already in them (ProducerState::last_offset) and
@@ -161,30 +212,31 @@ Status Log::recover() {
   // does not reach (a defect cut the log) is cut at the end.
   STRATA_TRY(load_producers());
   STRATA_TRY(load_aborted());
-  if (repair) {
+  if (r.repair) {
     // Entries from the start on are derived again; those written from
     // unchecked timestamps must not survive beside them in the time index.
-    STRATA_TRY(idx.truncate(uid, start->next_offset, *start));
+    STRATA_TRY(idx.truncate(uid, r.start->next_offset, *r.start));
     spdlog::info(
         "partition {}: rebuilding the index from offset {} with timestamps derived from "
         "the records",
-        uid, start->next_offset);
+        uid, r.start->next_offset);
   }
-  applied_ = *start;
-  recovery_.scanned = !trusted;
+  applied_ = *r.start;
+  recovery_.scanned = !r.trusted;
   // After the repair's cut: the keys the scan enters carry its generation.
   STRATA_ASSIGN_OR_RETURN(compaction_, idx.compaction_state(uid));
   STRATA_TRY(load_epochs(applied_.next_offset));
+  return ok_status();
+}
 
-  // Scan forward from the start, re-deriving index entries.
-  index::IndexStore::Update update(uid);
-  size_t entries_in_update = 0;
-  std::optional<Offset> cut_segment;  // the segment where a defect was found
-  uint64_t cut_position = 0;
-  std::set<Offset> scanned_in;  // segments holding batches this scan walked
-  for (auto it = segments_.find(start->segment); it != segments_.end(); ++it) {
+// Step 5: every batch from the start checked and its index entries derived
+// again, up to the first defect.
+Status Log::scan_from_start(Recovery& r) {
+  auto& idx = *options_.index;
+  const PartitionUid uid = options_.uid;
+  for (auto it = segments_.find(r.start->segment); it != segments_.end(); ++it) {
     auto& seg = *it->second;
-    uint64_t pos = seg.base == start->segment ? start->position.value() : 0;
+    uint64_t pos = seg.base == r.start->segment ? r.start->position.value() : 0;
     // A segment is named for the end of the one before it (compaction keeps
     // each segment's last batch): a later name means the bytes before it
     // were lost — a later segment's sync (started by a roll) completed
@@ -196,11 +248,11 @@ Status Log::recover() {
                                fmt::format("segment {} does not begin where the log before it ends "
                                            "(offset {})",
                                            seg.base, applied_.next_offset));
-      cut_segment = seg.base;
-      cut_position = 0;
+      r.cut_segment = seg.base;
+      r.cut_position = 0;
       break;
     }
-    SegmentScanner scanner(*seg.file, pos, seg.size, /*verify_crc=*/!trusted);
+    SegmentScanner scanner(*seg.file, pos, seg.size, /*verify_crc=*/!r.trusted);
     std::optional<Error> defect;
     uint64_t valid_end = 0;
     while (true) {
@@ -220,7 +272,7 @@ Status Log::recover() {
       }
       recovery_.bytes_scanned += batch->bytes.size();
       ++recovery_.batches_scanned;
-      if (without_meta.contains(seg.base) && !batch->header.control() &&
+      if (r.without_meta.contains(seg.base) && !batch->header.control() &&
           !batch->header.log_append_time()) {
         auto derived =
             derive_max_timestamp(batch->bytes, batch->header, std::nullopt, /*compacted=*/true);
@@ -231,13 +283,13 @@ Status Log::recover() {
         }
         batch->header.max_timestamp = *derived;
       }
-      scanned_in.insert(seg.base);
-      if (track_entry(seg, batch->position, batch->header, batch->bytes, update) &&
-          ++entries_in_update >= kEntriesPerIndexWrite) {
-        update.set_applied(applied_);
-        STRATA_TRY(idx.write(update));
-        update = index::IndexStore::Update(uid);
-        entries_in_update = 0;
+      r.scanned_in.insert(seg.base);
+      if (track_entry(seg, batch->position, batch->header, batch->bytes, r.update) &&
+          ++r.entries_in_update >= kEntriesPerIndexWrite) {
+        r.update.set_applied(applied_);
+        STRATA_TRY(idx.write(r.update));
+        r.update = index::IndexStore::Update(uid);
+        r.entries_in_update = 0;
       }
     }
     if (!defect && scanner.defect()) {
@@ -246,40 +298,50 @@ Status Log::recover() {
     }
     if (defect) {
       recovery_.defect = std::move(defect);
-      cut_segment = seg.base;
-      cut_position = valid_end;
+      r.cut_segment = seg.base;
+      r.cut_position = valid_end;
       break;
     }
     seg.next_offset = applied_.next_offset;
     seg.max_timestamp_through = applied_.max_timestamp;
   }
+  return ok_status();
+}
 
-  if (cut_segment) {
-    auto it = segments_.find(*cut_segment);
-    auto& seg = *it->second;
-    recovery_.bytes_truncated = seg.size - cut_position;
-    for (auto later = std::next(it); later != segments_.end();) {
-      recovery_.bytes_truncated += later->second->size;
-      ++recovery_.segments_removed;
-      auto path = later->second->file->path();
-      later->second->file.reset();
-      STRATA_TRY(fs.remove(path));
-      later = segments_.erase(later);
-    }
-    STRATA_TRY(seg.file->truncate(cut_position));
-    STRATA_TRY(seg.file->sync_now());
-    STRATA_TRY(dir_handle_->sync_now());
-    seg.size = cut_position;
-    seg.synced_size = cut_position;
-    seg.next_offset = applied_.next_offset;
-    seg.max_timestamp_through = applied_.max_timestamp;
-    spdlog::warn(
-        "partition {}: recovery cut the log at offset {}: {} bytes from position {} of segment "
-        "{} and {} later segment(s): {}",
-        uid, applied_.next_offset, recovery_.bytes_truncated, cut_position, seg.base,
-        recovery_.segments_removed, recovery_.defect->to_string());
+// Step 6: the log cut at the defect: the rest of its segment and every later
+// segment go.
+Status Log::cut_at_defect(Recovery& r) {
+  auto& fs = *options_.fs;
+  const PartitionUid uid = options_.uid;
+  auto it = segments_.find(*r.cut_segment);
+  auto& seg = *it->second;
+  recovery_.bytes_truncated = seg.size - r.cut_position;
+  for (auto later = std::next(it); later != segments_.end();) {
+    recovery_.bytes_truncated += later->second->size;
+    ++recovery_.segments_removed;
+    auto path = later->second->file->path();
+    later->second->file.reset();
+    STRATA_TRY(fs.remove(path));
+    later = segments_.erase(later);
   }
+  STRATA_TRY(seg.file->truncate(r.cut_position));
+  STRATA_TRY(seg.file->sync_now());
+  STRATA_TRY(dir_handle_->sync_now());
+  seg.size = r.cut_position;
+  seg.synced_size = r.cut_position;
+  seg.next_offset = applied_.next_offset;
+  seg.max_timestamp_through = applied_.max_timestamp;
+  spdlog::warn(
+      "partition {}: recovery cut the log at offset {}: {} bytes from position {} of segment "
+      "{} and {} later segment(s): {}",
+      uid, applied_.next_offset, recovery_.bytes_truncated, r.cut_position, seg.base,
+      recovery_.segments_removed, recovery_.defect->to_string());
+  return ok_status();
+}
 
+// Step 7: an empty last segment that cannot take the next append goes.
+Status Log::drop_empty_tail() {
+  auto& fs = *options_.fs;
   // An empty last segment that starts beyond the end (its predecessor lost
   // its tail) cannot take the next append.
   while (segments_.size() > 1) {
@@ -301,32 +363,43 @@ Status Log::recover() {
       STRATA_TRY(open_new_segment(applied_.next_offset));
     }
   }
+  return ok_status();
+}
 
+// Step 8: segment metas, aborts and markers stored; the index cut at the
+// end; what was scanned made durable and called the recovery point; the
+// in-memory state set.
+Status Log::finish_recovery(Recovery& r) {
+  auto& idx = *options_.index;
+  const PartitionUid uid = options_.uid;
+  const auto& dir = options_.dir;
   // Segments the scan walked may hold batches written after their meta
   // record (or have none): their last write is taken as now, which can only
   // keep timestamp-less data longer, never delete it early.
   for (auto& [base, seg] : segments_) {
-    if (scanned_in.contains(base) || without_meta.contains(base)) seg->meta.last_write_ms = now;
-    if (base >= start->segment || without_meta.contains(base)) update.set_segment(base, seg->meta);
+    if (r.scanned_in.contains(base) || r.without_meta.contains(base))
+      seg->meta.last_write_ms = r.now;
+    if (base >= r.start->segment || r.without_meta.contains(base))
+      r.update.set_segment(base, seg->meta);
   }
   // The aborts from the start on, in case a repair's cut took them out of
   // the index (those beyond the end go below).
-  for (auto it = aborted_.lower_bound(start->next_offset); it != aborted_.end(); ++it)
-    update.add_aborted(it->second);
-  if (!update.empty()) {
-    update.set_applied(applied_);
-    STRATA_TRY(idx.write(update));
+  for (auto it = aborted_.lower_bound(r.start->next_offset); it != aborted_.end(); ++it)
+    r.update.add_aborted(it->second);
+  if (!r.update.empty()) {
+    r.update.set_applied(applied_);
+    STRATA_TRY(idx.write(r.update));
   }
   // Entries, markers and producer batches beyond the end describe bytes
   // that are gone; the producers' states are stored as recovery left them.
   STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(applied_.next_offset));
   STRATA_TRY(idx.truncate(uid, applied_.next_offset, applied_, producers, aborted_records()));
   STRATA_ASSIGN_OR_RETURN(compaction_, idx.compaction_state(uid));
-  if (!trusted) {
+  if (!r.trusted) {
     // What was scanned may so far be only in the page cache of a process that
     // crashed; make it durable before calling it the recovery point.
     for (auto& [base, seg] : segments_) {
-      if (base >= start->segment) STRATA_TRY(seg->file->sync_now());
+      if (base >= r.start->segment) STRATA_TRY(seg->file->sync_now());
     }
     STRATA_TRY(dir_handle_->sync_now());
     STRATA_TRY(idx.set_recovery_point(uid, applied_));

@@ -106,9 +106,7 @@ Status Log::truncate_to(Offset offset) {
   STRATA_TRY(
       options_.index->truncate(options_.uid, offset, applied_, producers, aborted_records()));
   STRATA_ASSIGN_OR_RETURN(compaction_, options_.index->compaction_state(options_.uid));
-  epochs_.erase(std::find_if(epochs_.begin(), epochs_.end(),
-                             [offset](const auto& e) { return e.second >= offset; }),
-                epochs_.end());
+  epochs_.truncate_from(offset);
   STRATA_ASSIGN_OR_RETURN(last_entry_, options_.index->offset_floor(options_.uid, Offset::max()));
   spdlog::info("partition {}: truncated to offset {} ({} bytes from segment {} on, was {})",
                options_.uid, offset, cut_bytes, seg->base, end_offset_);
