@@ -15,7 +15,7 @@ std::shared_ptr<BatchCursor> BatchCursor::start(Log& log, std::shared_ptr<Segmen
 void BatchCursor::next(NextCallback done) {
   // Move on to the next segment when this one is exhausted.
   while (position_ >= segment_->size) {
-    auto next = log_.segment_after(segment_->base);
+    auto next = log_.segments().after(segment_->base);
     if (!next) return done(std::optional<CursorBatch>());
     segment_ = std::move(next);
     position_ = 0;

@@ -54,31 +54,6 @@ void Log::post(std::function<void()> fn) {
   });
 }
 
-std::shared_ptr<Segment> Log::segment_for(Offset offset) const {
-  auto it = segments_.upper_bound(offset);
-  if (it == segments_.begin()) return nullptr;
-  return std::prev(it)->second;
-}
-
-std::shared_ptr<Segment> Log::segment_after(Offset base) const {
-  auto it = segments_.upper_bound(base);
-  return it == segments_.end() ? nullptr : it->second;
-}
-
-uint64_t Log::size_bytes() const {
-  uint64_t total = 0;
-  for (const auto& [base, seg] : segments_)
-    total += seg->size;
-  return total;
-}
-
-std::vector<Offset> Log::segment_bases() const {
-  std::vector<Offset> out;
-  for (const auto& [base, seg] : segments_)
-    out.push_back(base);
-  return out;
-}
-
 Status Log::open_new_segment(Offset base) {
   auto path = options_.dir / segment_file_name(base);
   STRATA_ASSIGN_OR_RETURN(auto file, options_.fs->open(path, io::OpenMode::kCreateNew));
@@ -680,7 +655,7 @@ Result<size_t> Log::enforce_retention() {
   const auto& cfg = options_.config;
   if (!cfg.cleanup_delete) return size_t{0};
   TimestampMs now = options_.clock->now_ms();
-  uint64_t total = size_bytes();
+  uint64_t total = segments_.size_bytes();
   std::vector<std::shared_ptr<Segment>> doomed;
   // Never the active segment: it is the last one.
   for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {

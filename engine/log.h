@@ -281,9 +281,6 @@ class Log {
   Offset durable_offset() const { return durable_offset_; }
   // Largest record timestamp in the log (kNoTimestamp when empty).
   TimestampMs max_timestamp() const { return applied_.max_timestamp; }
-  uint64_t size_bytes() const;
-  size_t segment_count() const { return segments_.size(); }
-  std::vector<Offset> segment_bases() const;
   const RecoveryReport& recovery() const { return recovery_; }
   const TopicConfig& config() const { return options_.config; }
   PartitionUid uid() const { return options_.uid; }
@@ -291,11 +288,9 @@ class Log {
   // The shard's io_context the log runs on.
   boost::asio::io_context& io() const { return *options_.io; }
   uint64_t fsync_count() const { return fsyncs_; }
-
-  // For readers inside engine/: the segment holding `offset` (the last one
-  // whose base is <= offset), and the segment after the one based at `base`.
-  std::shared_ptr<Segment> segment_for(Offset offset) const;
-  std::shared_ptr<Segment> segment_after(Offset base) const;
+  // Its segments, oldest first: sizes, bases, and the lookups of readers
+  // inside engine/ (SegmentSet::containing, ::after).
+  const SegmentSet& segments() const { return segments_; }
 
  private:
   struct PendingAppend;
@@ -428,7 +423,7 @@ class Log {
   void read_done();
 
   LogOptions options_;
-  std::map<Offset, std::shared_ptr<Segment>> segments_;
+  SegmentSet segments_;
   uint64_t active_assigned_ = 0;  // bytes of the active segment given to appends
   std::shared_ptr<io::File> dir_handle_;
   bool dir_dirty_ = false;

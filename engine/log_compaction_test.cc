@@ -141,8 +141,8 @@ class LogCompactionTest : public testing::LogFixture {
 TEST_F(LogCompactionTest, ACleaningKeepsTheLatestRecordOfEachKeyAtItsOffset) {
   produce_history(40);
   ASSERT_TRUE(flush().ok());
-  ASSERT_GT(log_->segment_count(), 4u);
-  uint64_t before = log_->size_bytes();
+  ASSERT_GT(log_->segments().size(), 4u);
+  uint64_t before = log_->segments().size_bytes();
   auto plan = log_->plan_cleaning(log_->log_end_offset());
   ASSERT_TRUE(plan.has_value());
   Offset cleaned = plan->end;
@@ -151,7 +151,7 @@ TEST_F(LogCompactionTest, ACleaningKeepsTheLatestRecordOfEachKeyAtItsOffset) {
   ASSERT_TRUE(result.ok()) << result.error().to_string();
   EXPECT_LT(result->stats.records_kept, result->stats.records_read);
   ASSERT_TRUE(log_->finish_cleaning(*plan, std::move(result)).value());
-  EXPECT_LT(log_->size_bytes(), before);
+  EXPECT_LT(log_->segments().size_bytes(), before);
   EXPECT_EQ(log_->compaction_state().cleaned_through, cleaned);
   expect_compacted(read_all(), cleaned);
 
@@ -275,7 +275,7 @@ TEST_F(LogCompactionTest, OnlySegmentsOlderThanTheMinimumLagAndBelowTheStableOff
   auto all = log_->cleanable(log_->log_end_offset());
   EXPECT_GT(all.end, c.end);
   // Never the active segment.
-  EXPECT_EQ(all.end, log_->segment_bases().back());
+  EXPECT_EQ(all.end, log_->segments().bases().back());
   EXPECT_DOUBLE_EQ(all.dirty_ratio(), 1.0);
   ASSERT_TRUE(clean(false));  // a ratio of 1 is over min.cleanable.dirty.ratio
   EXPECT_DOUBLE_EQ(log_->cleanable(log_->log_end_offset()).dirty_ratio(), 0.0);

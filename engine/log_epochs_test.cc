@@ -67,11 +67,11 @@ TEST_F(LogEpochsTest, EpochsAreRecordedAsTheyBeginAndAnswerWhereEachEnds) {
 TEST_F(LogEpochsTest, RetentionKeepsTheEpochOfTheNewLogStart) {
   auto e1 = lead(1, 6);
   auto e3 = lead(3, 6);
-  ASSERT_GT(log_->segment_count(), 3u);
-  auto bases = log_->segment_bases();
+  ASSERT_GT(log_->segments().size(), 3u);
+  auto bases = log_->segments().bases();
   // Delete up to the second segment: epoch 1 now begins at the new start.
   ASSERT_TRUE(log_->advance_start_offset(bases[1]).ok());
-  ASSERT_EQ(log_->segment_bases().front(), bases[1]);
+  ASSERT_EQ(log_->segments().bases().front(), bases[1]);
   ASSERT_LT(bases[1], e3[0]);
   EXPECT_EQ(epochs(), (std::map<int32_t, Offset>{{1, bases[1]}, {3, e3[0]}}));
   // The stored cache agrees after a reopen.
@@ -139,7 +139,7 @@ TEST_F(LogEpochsTest, TruncateToCutsTheTailDurablyAndTheLogGoesOn) {
   lead(1, 5);
   auto e3 = lead(3, 5);
   ASSERT_TRUE(flush().ok());
-  auto segments_before = log_->segment_count();
+  auto segments_before = log_->segments().size();
   ASSERT_GT(segments_before, 2u);
   Offset cut = e3[1];
   // Only batch boundaries within the log.
@@ -151,7 +151,7 @@ TEST_F(LogEpochsTest, TruncateToCutsTheTailDurablyAndTheLogGoesOn) {
   model_truncate(cut);
   EXPECT_EQ(log_->log_end_offset(), cut);
   EXPECT_LE(log_->durable_offset(), cut);
-  EXPECT_LT(log_->segment_count(), segments_before);
+  EXPECT_LT(log_->segments().size(), segments_before);
   EXPECT_EQ(epochs(), (std::map<int32_t, Offset>{{1, Offset(0)}, {3, e3[0]}}));
   expect_reads_match_model(1 << 20);
   expect_index_agrees();
@@ -170,7 +170,7 @@ TEST_F(LogEpochsTest, TruncateToCutsTheTailDurablyAndTheLogGoesOn) {
   expect_index_agrees();
 
   // Truncating to the first batch of a segment, and to the log start.
-  auto bases = log_->segment_bases();
+  auto bases = log_->segments().bases();
   ASSERT_TRUE(log_->truncate_to(bases[1]).ok());
   model_truncate(bases[1]);
   expect_reads_match_model(1 << 20);
@@ -189,7 +189,7 @@ TEST_F(LogEpochsTest, ATruncationStoppedAtAnyStepLeavesALogThatRecoversWhole) {
   lead(1, 12);
   ASSERT_TRUE(flush().ok());
   auto full = model_;
-  auto bases = log_->segment_bases();
+  auto bases = log_->segments().bases();
   ASSERT_GT(bases.size(), 3u);
   Offset cut = std::next(full.begin(), 3)->first;  // inside the first segment
   // Fail each file-system call of the truncation in turn, crash, and reopen:
@@ -225,7 +225,7 @@ TEST_F(LogEpochsTest, ATruncationStoppedAtAnyStepLeavesALogThatRecoversWhole) {
 TEST_F(LogEpochsTest, RestartAtEmptiesTheLogToStartBeyondItsEnd) {
   lead(1, 6);
   ASSERT_TRUE(flush().ok());
-  ASSERT_GT(log_->segment_count(), 2u);
+  ASSERT_GT(log_->segments().size(), 2u);
   Offset at = log_->log_end_offset() + 1000;
   EXPECT_EQ(log_->restart_at(log_->log_end_offset()).code(), Errc::kOffsetOutOfRange);
   EXPECT_EQ(log_->log_start_offset(), Offset(0));
@@ -234,7 +234,7 @@ TEST_F(LogEpochsTest, RestartAtEmptiesTheLogToStartBeyondItsEnd) {
   EXPECT_EQ(log_->log_start_offset(), at);
   EXPECT_EQ(log_->log_end_offset(), at);
   EXPECT_EQ(log_->durable_offset(), at);
-  EXPECT_EQ(log_->segment_count(), 1u);
+  EXPECT_EQ(log_->segments().size(), 1u);
   EXPECT_TRUE(epochs().empty());
   EXPECT_EQ(read(at - 1, 1 << 20).error().code(), Errc::kOffsetOutOfRange);
   EXPECT_EQ(read(at, 1 << 20)->bytes, 0u);
@@ -244,7 +244,7 @@ TEST_F(LogEpochsTest, RestartAtEmptiesTheLogToStartBeyondItsEnd) {
   ASSERT_TRUE(log_->restart_at(at).ok());
   EXPECT_EQ(log_->log_start_offset(), at);
   EXPECT_EQ(log_->log_end_offset(), at);
-  EXPECT_EQ(log_->segment_bases(), std::vector<Offset>{at});  // the other empty one is gone
+  EXPECT_EQ(log_->segments().bases(), std::vector<Offset>{at});  // the other empty one is gone
 
   // The leader's batches follow from there, and the log survives a power
   // cut and a clean restart as the new one.
@@ -272,19 +272,19 @@ TEST_F(LogEpochsTest, RestartAtEmptiesTheLogToStartBeyondItsEnd) {
   close_cleanly();
   ASSERT_TRUE(open_log(true).ok());
   check();
-  EXPECT_EQ(log_->segment_bases().front(), at);
+  EXPECT_EQ(log_->segments().bases().front(), at);
 }
 
 TEST_F(LogEpochsTest, AnEmptyLogRestartsAtTheBaseOfASegmentBelowItsStart) {
   lead(1, 2);  // one segment from 0
   ASSERT_TRUE(flush().ok());
-  ASSERT_EQ(log_->segment_count(), 1u);
+  ASSERT_EQ(log_->segments().size(), 1u);
   // Everything deleted: empty, starting at its end, its one segment at 0.
   ASSERT_TRUE(log_->advance_start_offset(log_->log_end_offset()).ok());
   ASSERT_TRUE(log_->restart_at(Offset(0)).ok());
   EXPECT_EQ(log_->log_start_offset(), Offset(0));
   EXPECT_EQ(log_->log_end_offset(), Offset(0));
-  EXPECT_EQ(log_->segment_bases(), std::vector<Offset>{Offset(0)});
+  EXPECT_EQ(log_->segments().bases(), std::vector<Offset>{Offset(0)});
   model_.clear();
   lead(2, 2);
   ASSERT_TRUE(flush().ok());
@@ -301,7 +301,7 @@ TEST_F(LogEpochsTest, ARestartStoppedAtAnyStepLeavesASuffixOfTheOldLogOrTheNewOn
   ASSERT_TRUE(flush().ok());
   const auto full = model_;
   const Offset old_end = log_->log_end_offset();
-  ASSERT_GT(log_->segment_count(), 3u);
+  ASSERT_GT(log_->segments().size(), 3u);
   Offset at = old_end + 50;
   // Fail each file-system call of the restart in turn, crash, and reopen:
   // the log is the old one from one of its segments on, or the new one.
@@ -320,7 +320,7 @@ TEST_F(LogEpochsTest, ARestartStoppedAtAnyStepLeavesASuffixOfTheOldLogOrTheNewOn
     ASSERT_TRUE(open_log().ok());
     if (log_->log_end_offset() == at) {
       EXPECT_EQ(log_->log_start_offset(), at) << "step " << n;
-      EXPECT_EQ(log_->segment_count(), 1u);
+      EXPECT_EQ(log_->segments().size(), 1u);
       EXPECT_TRUE(epochs().empty());
       expect_index_agrees();
     } else {

@@ -109,7 +109,7 @@ void Log::read(Offset offset, size_t max_bytes, Offset limit, ReadCallback done)
     post([done = std::move(done), end = end_offset_] { done(ReadResult{{}, 0, end}); });
     return;
   }
-  auto seg = segment_for(offset);
+  auto seg = segments_.containing(offset);
   STRATA_CHECK(seg != nullptr, "no segment for offset {} in {}..{}", offset, start_offset_,
                end_offset_);
   uint64_t pos = start_position(*seg, offset);

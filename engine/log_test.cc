@@ -96,8 +96,8 @@ TEST_F(LogTest, RoundTripAcrossSegmentRollsReadsTheBatchHoldingAnyOffset) {
   std::mt19937 rng(1234);
   ASSERT_TRUE(open_log().ok());
   append_random(600, rng, [](int i) { return 1'000'000 + i; });
-  EXPECT_GT(log_->segment_count(), 5u);
-  EXPECT_EQ(segment_bases_on_disk(), log_->segment_bases());
+  EXPECT_GT(log_->segments().size(), 5u);
+  EXPECT_EQ(segment_bases_on_disk(), log_->segments().bases());
   for (size_t max_bytes : {size_t{1}, size_t{5000}, size_t{40000}, size_t{1} << 20}) {
     expect_reads_match_model(max_bytes);
   }
@@ -300,7 +300,7 @@ class LostTailTest : public LogTest {
   void expect_cut_at(Offset cut, const std::vector<Offset>& kept) {
     ASSERT_TRUE(open_log().ok());
     EXPECT_EQ(log_->log_end_offset(), cut);
-    EXPECT_EQ(log_->segment_bases(), kept);
+    EXPECT_EQ(log_->segments().bases(), kept);
     EXPECT_EQ(segment_bases_on_disk(), kept);
     model_truncate(cut);
     expect_reads_match_model(1 << 20);
@@ -439,7 +439,7 @@ TEST_F(LogTest, UncleanReopenScansOnlyFromTheRecoveryPoint) {
   ASSERT_TRUE(open_log().ok());
   append_random(200, rng, [](int i) { return i; });
   ASSERT_TRUE(flush().ok());
-  uint64_t total = log_->size_bytes();
+  uint64_t total = log_->segments().size_bytes();
   append(make_batch(3, 100, [](int) { return 7; })).value();
   crash(false);
   ASSERT_TRUE(open_log().ok());
@@ -456,7 +456,8 @@ TEST_F(LogTest, TheActiveSegmentsBlocksAreReservedAheadOnceItHoldsAMegabyte) {
   auto allocated = [&] {
     struct stat st {};
     EXPECT_EQ(::stat(path.c_str(), &st), 0);
-    EXPECT_EQ(static_cast<uint64_t>(st.st_size), log_->size_bytes());  // size: what was written
+    EXPECT_EQ(static_cast<uint64_t>(st.st_size),
+              log_->segments().size_bytes());  // size: what was written
     return static_cast<uint64_t>(st.st_blocks) * 512;
   };
   // A small partition reserves nothing ...
@@ -467,7 +468,7 @@ TEST_F(LogTest, TheActiveSegmentsBlocksAreReservedAheadOnceItHoldsAMegabyte) {
   for (int i = 0; i < 12; ++i)
     ASSERT_TRUE(append(make_batch(100, 1000, [](int r) { return 1000 + r; })).ok());
   loop_.run_ready();
-  EXPECT_GE(allocated(), log_->size_bytes() + (uint64_t{30} << 20));
+  EXPECT_GE(allocated(), log_->segments().size_bytes() + (uint64_t{30} << 20));
   EXPECT_LE(allocated(), uint64_t{40} << 20);  // never past segment.bytes
   // Reopened after a crash, the log sees only what was written.
   Offset end = log_->log_end_offset();
@@ -511,13 +512,13 @@ TEST_F(LogTest, DurableBytesBehindTheCacheWindowLeaveThePageCacheAndStayReadable
   for (int i = 0; i < 220; ++i) {
     ASSERT_TRUE(append(make_batch(100, kCacheValueBytes, [](int r) { return 1000 + r; })).ok());
     ASSERT_TRUE(flush().ok());
-    uint64_t size = log_->size_bytes();
+    uint64_t size = log_->segments().size_bytes();
     uint64_t cold = size > kCacheWindow ? size - kCacheWindow : 0;
     uint64_t total = dropped();
     EXPECT_LE(total, cold) << "nothing within the window of the end is dropped";
     EXPECT_GE(total + kCacheChunk + 4096, cold) << "everything older is, a chunk at a time";
   }
-  EXPECT_GT(log_->segment_count(), 2u);
+  EXPECT_GT(log_->segments().size(), 2u);
   EXPECT_GT(dropped(), kCacheDroppedAtLeast);
   expect_reads_match_model(1 << 20);
 }
@@ -546,7 +547,7 @@ TEST_F(LogTest, UnsyncedTopicsWriteBackTheBytesBehindTheCacheWindowAndDropThem) 
   };
   for (int i = 0; i < 220; ++i) {
     ASSERT_TRUE(append(make_batch(100, kCacheValueBytes, [](int r) { return 1000 + r; })).ok());
-    uint64_t size = log_->size_bytes();
+    uint64_t size = log_->segments().size_bytes();
     uint64_t cold = size > kCacheWindow ? size - kCacheWindow : 0;
     // The write-backs run in the background; the loop runs out of work
     // (and the test fails) if none was started.
@@ -557,7 +558,7 @@ TEST_F(LogTest, UnsyncedTopicsWriteBackTheBytesBehindTheCacheWindowAndDropThem) 
   EXPECT_TRUE(beyond_synced) << "some bytes left the cache written back, unsynced";
   // Written back is not durable: a power cut loses what was not synced.
   EXPECT_LT(fs_.synced_size(log_dir() / segment_file_name(segment_bases_on_disk().back())),
-            log_->segment_for(log_->log_end_offset())->size);
+            log_->segments().containing(log_->log_end_offset())->size);
   expect_reads_match_model(1 << 20);
 }
 
@@ -597,7 +598,7 @@ TEST_F(LogTest, WithoutACacheWindowNothingIsDroppedFromThePageCache) {
     ASSERT_TRUE(append(make_batch(100, 1000, [](int r) { return 1000 + r; })).ok());
     ASSERT_TRUE(flush().ok());
   }
-  ASSERT_GT(log_->segment_count(), 4u);
+  ASSERT_GT(log_->segments().size(), 4u);
   for (Offset base : segment_bases_on_disk())
     EXPECT_TRUE(fs_.cache_drops(log_dir() / segment_file_name(base)).empty());
 }
@@ -612,10 +613,10 @@ TEST_F(LogTest, RetentionByTimeDeletesExactlyTheExpiredSegments) {
     TimestampMs t = 1'000'000 + i * 1'000;
     ASSERT_TRUE(append(make_batch(4, 1000, [t](int r) { return t + r; })).ok());
   }
-  ASSERT_GT(log_->segment_count(), 4u);
+  ASSERT_GT(log_->segments().size(), 4u);
   // Expected: closed segments whose newest record (and every older one's)
   // is before now - retention.
-  auto bases = log_->segment_bases();
+  auto bases = log_->segments().bases();
   clock_.set_now_ms(1'000'000 + 40'000 + 60'000);
   TimestampMs cutoff = clock_.now_ms() - 60'000;
   std::vector<Offset> expect_left;
@@ -636,7 +637,7 @@ TEST_F(LogTest, RetentionByTimeDeletesExactlyTheExpiredSegments) {
   auto deleted = log_->enforce_retention();
   ASSERT_TRUE(deleted.ok()) << deleted.error().to_string();
   EXPECT_EQ(*deleted, bases.size() - expect_left.size());
-  EXPECT_EQ(log_->segment_bases(), expect_left);
+  EXPECT_EQ(log_->segments().bases(), expect_left);
   EXPECT_EQ(segment_bases_on_disk(), expect_left);
   EXPECT_EQ(log_->log_start_offset(), expect_left.front());
   auto below = read(expect_left.front() - 1, 1000);
@@ -660,9 +661,9 @@ TEST_F(LogTest, RetentionByBytesKeepsTheNewestSegmentsWithinTheLimit) {
     ASSERT_TRUE(append(make_batch(3, 1000, [](int) { return 1; })).ok());
   }
   std::vector<std::pair<Offset, uint64_t>> segs;
-  for (Offset b : log_->segment_bases())
-    segs.emplace_back(b, log_->segment_for(b)->size);
-  uint64_t total = log_->size_bytes();
+  for (Offset b : log_->segments().bases())
+    segs.emplace_back(b, log_->segments().containing(b)->size);
+  uint64_t total = log_->segments().size_bytes();
   size_t drop = 0;
   while (drop + 1 < segs.size() &&
          total - segs[drop].second >= static_cast<uint64_t>(config_.retention_bytes)) {
@@ -671,8 +672,8 @@ TEST_F(LogTest, RetentionByBytesKeepsTheNewestSegmentsWithinTheLimit) {
   }
   ASSERT_GT(drop, 0u);
   EXPECT_EQ(log_->enforce_retention().value(), drop);
-  EXPECT_EQ(log_->segment_bases().front(), segs[drop].first);
-  EXPECT_GE(log_->size_bytes(), static_cast<uint64_t>(config_.retention_bytes));
+  EXPECT_EQ(log_->segments().bases().front(), segs[drop].first);
+  EXPECT_GE(log_->segments().size_bytes(), static_cast<uint64_t>(config_.retention_bytes));
   EXPECT_EQ(log_->log_start_offset(), segs[drop].first);
   EXPECT_EQ(read(Offset(0), 100).error().code(), Errc::kOffsetOutOfRange);
   model_drop_below(segs[drop].first);
@@ -699,12 +700,12 @@ TEST_F(LogTest, AdvancingTheStartOffsetIsDurableAndDropsWholeSegments) {
   ASSERT_TRUE(open_log().ok());
   for (int i = 0; i < 20; ++i)
     ASSERT_TRUE(append(make_batch(2, 900, [](int) { return 1; })).ok());
-  auto bases = log_->segment_bases();
+  auto bases = log_->segments().bases();
   ASSERT_GE(bases.size(), 4u);
   Offset target = bases[2] + 1;  // inside the third segment
   ASSERT_TRUE(log_->advance_start_offset(target).ok());
   EXPECT_EQ(log_->log_start_offset(), target);
-  EXPECT_EQ(log_->segment_bases().front(), bases[2]);
+  EXPECT_EQ(log_->segments().bases().front(), bases[2]);
   EXPECT_EQ(read(target - 1, 100).error().code(), Errc::kOffsetOutOfRange);
   // The batch holding the new start is still served whole.
   auto r = read(target, 100).value();
@@ -714,7 +715,7 @@ TEST_F(LogTest, AdvancingTheStartOffsetIsDurableAndDropsWholeSegments) {
   crash(false);
   ASSERT_TRUE(open_log().ok());
   EXPECT_EQ(log_->log_start_offset(), target);
-  EXPECT_EQ(log_->segment_bases().front(), bases[2]);
+  EXPECT_EQ(log_->segments().bases().front(), bases[2]);
 }
 
 TEST_F(LogTest, RollsBySegmentAge) {
@@ -723,10 +724,10 @@ TEST_F(LogTest, RollsBySegmentAge) {
   ASSERT_TRUE(open_log().ok());
   ASSERT_TRUE(append(make_batch(1, 10, [](int) { return 1; })).ok());
   ASSERT_TRUE(append(make_batch(1, 10, [](int) { return 1; })).ok());
-  EXPECT_EQ(log_->segment_count(), 1u);
+  EXPECT_EQ(log_->segments().size(), 1u);
   clock_.advance_ms(1000);
   ASSERT_TRUE(append(make_batch(1, 10, [](int) { return 1; })).ok());
-  EXPECT_EQ(log_->segment_bases(), (std::vector<Offset>{Offset(0), Offset(2)}));
+  EXPECT_EQ(log_->segments().bases(), (std::vector<Offset>{Offset(0), Offset(2)}));
 }
 
 // One read over many small batches the cursor holds in memory: each is

@@ -94,7 +94,7 @@ TEST_P(LogTimestampsTest, ClaimedMaxTimestampsNeverExpireFreshData) {
     auto r = append(fresh_batch_claiming(claims[static_cast<size_t>(i) % claims.size()]));
     ASSERT_TRUE(r.ok()) << r.error().to_string();
   }
-  ASSERT_GT(log_->segment_count(), 4u);
+  ASSERT_GT(log_->segments().size(), 4u);
   expect_stored_max_is_derived();
 
   clock_.advance_ms(10'000);
@@ -115,7 +115,7 @@ TEST_P(LogTimestampsTest, ClaimedMaxTimestampsNeverExpireFreshData) {
   expect_lookups_match_model();
 
   // Once the records are older than retention.ms, the closed segments go.
-  size_t segments = log_->segment_count();
+  size_t segments = log_->segments().size();
   clock_.advance_ms(kDayMs);
   EXPECT_EQ(log_->enforce_retention().value(), segments - 1);
 }
@@ -127,7 +127,7 @@ TEST_P(LogTimestampsTest, RecordsWithoutTimestampsAreKeptForRetentionAfterTheirW
         5, 200, [](int) { return kNoRecordTimestamp; }, GetParam());
     ASSERT_TRUE(append(std::move(bytes)).ok());
   }
-  ASSERT_GT(log_->segment_count(), 3u);
+  ASSERT_GT(log_->segments().size(), 3u);
   expect_stored_max_is_derived();
   // No record has a timestamp: no lookup finds one.
   EXPECT_FALSE(lookup(0).value().has_value());
@@ -143,7 +143,7 @@ TEST_P(LogTimestampsTest, RecordsWithoutTimestampsAreKeptForRetentionAfterTheirW
   expect_reads_match_model(1 << 20);
 
   // A day after the last write the closed segments are due.
-  size_t segments = log_->segment_count();
+  size_t segments = log_->segments().size();
   clock_.advance_ms(kDayMs + 1);
   EXPECT_EQ(log_->enforce_retention().value(), segments - 1);
 }
@@ -164,7 +164,7 @@ TEST_P(LogTimestampsTest, RecordTimestampsOutsideTheLimitsAreRefusedAndNothingIs
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code(), Errc::kInvalidTimestamp);
   EXPECT_EQ(log_->log_end_offset(), Offset(0));
-  EXPECT_EQ(log_->size_bytes(), 0u);
+  EXPECT_EQ(log_->segments().size_bytes(), 0u);
   // Inside the window, and records without a timestamp, are taken.
   ASSERT_TRUE(append(make_batch(
                          3, 50, [now](int r) { return now - 50'000 + r; }, GetParam()))
@@ -184,7 +184,7 @@ TEST_P(LogTimestampsTest, SegmentsWrittenBeforeTimestampsWereDerivedAreRepairedO
                     .ok());
     clock_.advance_ms(1000);
   }
-  ASSERT_GT(log_->segment_count(), 3u);
+  ASSERT_GT(log_->segments().size(), 3u);
   auto applied = index_->applied(uid_).value().value();
   auto entries = index_->offset_entries(uid_).value();
   close_cleanly();

@@ -31,7 +31,7 @@ Status Log::truncate_to(Offset offset) {
   if (offset == end_offset_) return ok_status();
 
   // Find the batch that starts at `offset` and the index state there.
-  auto seg = segment_for(offset);
+  auto seg = segments_.containing(offset);
   uint64_t pos = 0;
   TimestampMs max_ts = index::kNoTimestamp;
   if (auto prev = segments_.find(seg->base); prev != segments_.begin()) {

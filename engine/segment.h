@@ -10,10 +10,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/ids.h"
 #include "index/index_store.h"
@@ -61,6 +63,55 @@ struct Segment {
   // for the segment's own when it has timestamps.
   TimestampMs retention_time() const {
     return meta.max_timestamp >= 0 ? max_timestamp_through : meta.last_write_ms;
+  }
+};
+
+// SegmentSet: a log's segments by base offset, oldest first; the map's own
+// operations for the Log that changes it, and the lookups readers use.
+class SegmentSet : private std::map<Offset, std::shared_ptr<Segment>> {
+  using Map = std::map<Offset, std::shared_ptr<Segment>>;
+
+ public:
+  using Map::at;
+  using Map::begin;
+  using Map::clear;
+  using Map::const_iterator;
+  using Map::emplace;
+  using Map::empty;
+  using Map::end;
+  using Map::erase;
+  using Map::find;
+  using Map::iterator;
+  using Map::lower_bound;
+  using Map::operator[];
+  using Map::rbegin;
+  using Map::rend;
+  using Map::size;
+  using Map::upper_bound;
+
+  // The segment holding `offset` (the last whose base is not above it), or
+  // nullptr below the first.
+  std::shared_ptr<Segment> containing(Offset offset) const {
+    auto it = upper_bound(offset);
+    return it == begin() ? nullptr : std::prev(it)->second;
+  }
+  // The segment after the one based at `base`, or nullptr.
+  std::shared_ptr<Segment> after(Offset base) const {
+    auto it = upper_bound(base);
+    return it == end() ? nullptr : it->second;
+  }
+  std::vector<Offset> bases() const {
+    std::vector<Offset> out;
+    for (const auto& [base, seg] : *this)
+      out.push_back(base);
+    return out;
+  }
+  // Committed bytes of every segment.
+  uint64_t size_bytes() const {
+    uint64_t total = 0;
+    for (const auto& [base, seg] : *this)
+      total += seg->size;
+    return total;
   }
 };
 

@@ -841,8 +841,10 @@ TEST_F(BrokerTest, DescribeLogDirsGivesEachReplicaItsSizeAndCompactedOnesTheirCl
   produce("sized", 0, 5);
   for (int i = 0; i < 3; ++i)
     produce("keyed", 0, 4);  // each batch past segment.bytes: two closed segments
-  auto sized0 = on_partition("sized", 0, [](Partition& p) { return p.log().size_bytes(); });
-  auto keyed0 = on_partition("keyed", 0, [](Partition& p) { return p.log().size_bytes(); });
+  auto sized0 =
+      on_partition("sized", 0, [](Partition& p) { return p.log().segments().size_bytes(); });
+  auto keyed0 =
+      on_partition("keyed", 0, [](Partition& p) { return p.log().segments().size_bytes(); });
   ASSERT_GT(sized0, 0u);
   using Req = kafka::DescribeLogDirsRequest;
   using Resp = kafka::DescribeLogDirsResponse;
@@ -911,7 +913,7 @@ TEST_F(BrokerTest, StoppingInTheMiddleOfACleaningEndsItAndLosesNothing) {
   for (int i = 0; i < 20; ++i)
     produce("slow", 0, 20);
   auto end = on_partition("slow", 0, [](Partition& p) { return p.log().log_end_offset(); });
-  auto size = on_partition("slow", 0, [](Partition& p) { return p.log().size_bytes(); });
+  auto size = on_partition("slow", 0, [](Partition& p) { return p.log().segments().size_bytes(); });
   bool cleaning = false;
   for (int i = 0; i < 500 && !cleaning; ++i) {
     cleaning = on_partition("slow", 0, [](Partition& p) { return p.log().cleaning(); });
@@ -922,7 +924,8 @@ TEST_F(BrokerTest, StoppingInTheMiddleOfACleaningEndsItAndLosesNothing) {
   restart();
   // The log is as it was: nothing cleaned, nothing lost, no file left.
   EXPECT_EQ(on_partition("slow", 0, [](Partition& p) { return p.log().log_end_offset(); }), end);
-  EXPECT_EQ(on_partition("slow", 0, [](Partition& p) { return p.log().size_bytes(); }), size);
+  EXPECT_EQ(on_partition("slow", 0, [](Partition& p) { return p.log().segments().size_bytes(); }),
+            size);
   for (const auto& e : std::filesystem::directory_iterator(dir_.path() / "data" / "slow-0"))
     EXPECT_FALSE(e.path().string().ends_with(".cleaned")) << e.path();
 }

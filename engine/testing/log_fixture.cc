@@ -133,8 +133,8 @@ void LogFixture::expect_index_agrees() {
     }
   }
   // Every segment's first batch has an entry.
-  for (Offset base : log_->segment_bases()) {
-    auto seg = log_->segment_for(base);
+  for (Offset base : log_->segments().bases()) {
+    auto seg = log_->segments().containing(base);
     if (seg->size == 0) continue;
     bool found = false;
     for (const auto& e : entries)

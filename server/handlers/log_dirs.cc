@@ -23,7 +23,7 @@ Resp::Partition describe_replica(Partition& p, int32_t index) {
   auto& log = p.log();
   Resp::Partition out;
   out.partition_index = index;
-  out.partition_size = static_cast<int64_t>(log.size_bytes());
+  out.partition_size = static_cast<int64_t>(log.segments().size_bytes());
   // Kafka's lag of a current log: how far its end trails the high watermark.
   out.offset_lag = std::max<int64_t>(0, p.high_watermark().value() - log.log_end_offset().value());
   if (log.config().cleanup_compact) {
