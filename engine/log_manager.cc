@@ -15,15 +15,7 @@ Result<std::unique_ptr<LogManager>> LogManager::open(const Options& options) {
   std::unique_ptr<LogManager> m(new LogManager(options));
   auto& fs = *options.fs;
   const auto& dir = options.data_dir;
-  STRATA_ASSIGN_OR_RETURN(bool existed, fs.exists(dir));
-  STRATA_TRY(fs.create_dirs(dir));
-  if (!existed) {
-    // The new directory's own entry must be durable too, or a power cut
-    // could take it (and every synced file in it) away.
-    STRATA_ASSIGN_OR_RETURN(auto parent,
-                            fs.open_dir(dir.parent_path().empty() ? "." : dir.parent_path()));
-    STRATA_TRY(parent->sync_now());
-  }
+  STRATA_TRY(fs.create_dirs_durably(dir));
 
   m->lock_fd_ = ::open((dir / kLockFile).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (m->lock_fd_ < 0) return Error::io(errno, "open " + (dir / kLockFile).string());

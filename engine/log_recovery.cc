@@ -59,15 +59,7 @@ Status Log::open_directory(Recovery& r) {
   auto& fs = *options_.fs;
   const PartitionUid uid = options_.uid;
   const auto& dir = options_.dir;
-  STRATA_ASSIGN_OR_RETURN(bool existed, fs.exists(dir));
-  STRATA_TRY(fs.create_dirs(dir));
-  if (!existed) {
-    // The new directory's own entry must be durable too, or a power cut
-    // could take it (and every synced file in it) away.
-    STRATA_ASSIGN_OR_RETURN(auto parent,
-                            fs.open_dir(dir.parent_path().empty() ? "." : dir.parent_path()));
-    STRATA_TRY(parent->sync_now());
-  }
+  STRATA_TRY(fs.create_dirs_durably(dir));
   STRATA_ASSIGN_OR_RETURN(auto dir_file, fs.open_dir(dir));
   dir_handle_ = std::move(dir_file);
   STRATA_ASSIGN_OR_RETURN(auto names, fs.list(dir));

@@ -92,6 +92,16 @@ class FileSystem {
   virtual Status rename(const std::filesystem::path& from, const std::filesystem::path& to) = 0;
   // Creates the directory and its missing parents.
   virtual Status create_dirs(const std::filesystem::path& path) = 0;
+  // The same, and a directory it creates has its own entry synced too, or a
+  // power cut could take it (and every synced file in it) away.
+  Status create_dirs_durably(const std::filesystem::path& path) {
+    STRATA_ASSIGN_OR_RETURN(bool existed, exists(path));
+    STRATA_TRY(create_dirs(path));
+    if (existed) return ok_status();
+    STRATA_ASSIGN_OR_RETURN(auto parent,
+                            open_dir(path.parent_path().empty() ? "." : path.parent_path()));
+    return parent->sync_now();
+  }
   // Names of the entries of a directory, unsorted.
   virtual Result<std::vector<std::string>> list(const std::filesystem::path& dir) = 0;
   virtual Result<bool> exists(const std::filesystem::path& path) = 0;

@@ -54,13 +54,19 @@ std::optional<std::set<std::string>> wanted_keys(const kafka::DescribeConfigsReq
   return wanted;
 }
 
-Described::Result describe_topic(Services services,
-                                 const kafka::DescribeConfigsRequest::Resource& r, bool synonyms,
-                                 bool docs) {
+// A resource's answer before its configs are added.
+Described::Result described(const kafka::DescribeConfigsRequest::Resource& r) {
   Described::Result out;
   out.resource_type = r.resource_type;
   out.resource_name = r.resource_name;
   out.error_message = "";  // Kafka's answer on success, not null
+  return out;
+}
+
+Described::Result describe_topic(Services services,
+                                 const kafka::DescribeConfigsRequest::Resource& r, bool synonyms,
+                                 bool docs) {
+  auto out = described(r);
   auto snap = services.cluster.snapshot();
   const auto* topic = snap->find(r.resource_name);
   if (topic == nullptr) {
@@ -128,10 +134,7 @@ std::string synonym_doc(const TopicDefaultSynonym& s) {
 Described::Result describe_broker(Services services,
                                   const kafka::DescribeConfigsRequest::Resource& r, bool synonyms,
                                   bool docs) {
-  Described::Result out;
-  out.resource_type = r.resource_type;
-  out.resource_name = r.resource_name;
-  out.error_message = "";  // Kafka's answer on success, not null
+  auto out = described(r);
   const auto& cfg = services.configs.config();
   auto wanted = wanted_keys(r);
   if (r.resource_name.empty()) {
