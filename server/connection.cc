@@ -31,6 +31,7 @@ void Connection::start() {
 void Connection::close() {
   if (closed_) return;
   closed_ = true;
+  quiet_timer_.cancel();
   boost::system::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
@@ -49,17 +50,27 @@ void Connection::drain(std::function<void()> closed) {
     on_closed_ = nullptr;
     return cb();
   }
-  // A read waiting for the next request is abandoned: cancel it.
-  if (reading_ && slots_.empty()) return close();
   maybe_finish_drain();
 }
 
+// A draining connection still reads and answers: a request the client sent
+// before it learned that this broker's leaderships moved (controlled
+// shutdown) gets NOT_LEADER_OR_FOLLOWER, which sends the client to the new
+// leader, rather than a closed socket, which it sees as a transport failure
+// of a write that may or may not have been stored. The connection closes
+// once it has been quiet for kDrainQuiet: nothing in progress, nothing
+// arriving (Listener::drain_shard's deadline bounds it all).
 void Connection::maybe_finish_drain() {
-  if (draining_ && !closed_ && slots_.empty() && !writing_) close();
+  if (!draining_ || closed_) return;
+  if (!quiet()) return;
+  quiet_timer_.expires_after(kDrainQuiet);
+  quiet_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (!ec && !self->closed_ && self->quiet()) self->close();
+  });
 }
 
 void Connection::read_size() {
-  if (closed_ || draining_) return maybe_finish_drain();
+  if (closed_) return;
   if (slots_.size() >= static_cast<size_t>(services_.configs.config().max_inflight_requests))
     return;
   reading_ = true;
@@ -73,6 +84,7 @@ void Connection::read_size() {
           }
           return self->close();
         }
+        self->in_frame_ = true;
         int32_t size = be::load<int32_t>(self->size_buf_.data());
         if (size < 8 || size > self->services_.configs.config().socket_request_max_bytes) {
           spdlog::warn(
@@ -91,6 +103,7 @@ void Connection::read_frame(size_t size) {
   asio::async_read(socket_, asio::buffer(frame.data(), size),
                    [self = shared_from_this(), frame](const boost::system::error_code& ec, size_t) {
                      self->reading_ = false;
+                     self->in_frame_ = false;
                      if (ec) return self->close();
                      self->handle_frame(frame);
                      self->read_size();
@@ -168,7 +181,7 @@ void Connection::maybe_write() {
 }
 
 void Connection::maybe_resume_reading() {
-  if (!reading_ && !closed_ && !draining_ &&
+  if (!reading_ && !closed_ &&
       slots_.size() < static_cast<size_t>(services_.configs.config().max_inflight_requests)) {
     read_size();
   }

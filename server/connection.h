@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "base/shared_bytes.h"
 #include "server/dispatch.h"
@@ -52,12 +54,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void maybe_write();
   void maybe_resume_reading();
   void maybe_finish_drain();
+  // Nothing in progress: no request being read, waiting or being answered.
+  bool quiet() const { return slots_.empty() && !writing_ && !in_frame_; }
+
+  // How long a draining connection stays open with nothing to do.
+  static constexpr std::chrono::milliseconds kDrainQuiet{200};
 
   std::shared_ptr<const ConnectionInfo> info_;
   Services services_;
   ShardState& shard_;  // not used once the connection is being destroyed
   ShardState::ConnectionCount counted_;
   boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer quiet_timer_{socket_.get_executor()};
   std::string peer_;
   std::array<std::byte, 4> size_buf_{};
   std::deque<Slot> slots_;  // requests in arrival order, front = oldest
@@ -66,6 +74,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool writing_ = false;
   bool closed_ = false;
   bool draining_ = false;
+  bool in_frame_ = false;  // a request's size was read, its body not yet
   std::function<void()> on_closed_;
 };
 
