@@ -391,7 +391,7 @@ bool Log::track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
   applied_.bytes_since_entry += h.total_size();
   track_epoch(h, update);
   track_producer(h, bytes, update);
-  track_keys(h, bytes, update);
+  compaction_.track_keys(h, bytes, update);
   applied_.max_timestamp = std::max(applied_.max_timestamp, h.max_timestamp);
   seg.meta.max_timestamp = std::max(seg.meta.max_timestamp, h.max_timestamp);
   applied_.next_offset = h.next_offset();
@@ -613,9 +613,9 @@ Status Log::store_start_offset() {
 }
 
 Status Log::delete_segments_below(Offset start) {
-  if (swap_) {
+  if (compaction_.swapping()) {
     // A cleaning's swap holds the segments it checked: they go after it.
-    delete_after_swap_ = true;
+    compaction_.delete_after_swap_ = true;
     return ok_status();
   }
   std::vector<std::shared_ptr<Segment>> doomed;
@@ -694,7 +694,8 @@ void Log::read_done() {
 void Log::finish_close_if_idle() {
   if (!close_done_) return;
   if (!pending_.empty() || !writes_.empty() || sync_in_flight_ || !flush_waiters_.empty() ||
-      reads_in_flight_ > 0 || write_backs_in_flight_ > 0 || dispatch_scheduled_ || swap_) {
+      reads_in_flight_ > 0 || write_backs_in_flight_ > 0 || dispatch_scheduled_ ||
+      compaction_.swapping()) {
     return;
   }
   auto done = std::move(*close_done_);

@@ -35,6 +35,7 @@
 #include "base/shared_bytes.h"
 #include "engine/leader_epoch_cache.h"
 #include "engine/log_cleaner.h"
+#include "engine/log_compaction.h"
 #include "engine/producer_states.h"
 #include "engine/record_batch.h"
 #include "engine/segment.h"
@@ -199,61 +200,10 @@ class Log {
   // it, or the new empty one. kInvalidArgument while appends are in flight.
   Status restart_at(Offset offset);
 
-  // Compaction (engine/log_compaction.cc; the cleaning itself is
-  // log_cleaner.h's). On cleanup.policy=compact topics every committed
-  // record with a key is entered in the index's key map.
-  //
-  // What a cleaning could take now: the closed segments wholly below
-  // `stable` (the high watermark or the last stable offset, whichever is
-  // lower; the durable offset caps it too) whose records are all older
-  // than min.compaction.lag.ms, and how much of them is dirty (not yet
-  // cleaned).
-  struct Cleanable {
-    Offset end;  // the cleanable segments end here (the log start: none)
-    uint64_t clean_bytes = 0;
-    uint64_t dirty_bytes = 0;
-    // Whether the oldest dirty segment outlived max.compaction.lag.ms.
-    bool overdue = false;
-    double dirty_ratio() const {
-      uint64_t total = clean_bytes + dirty_bytes;
-      return total == 0 ? 0.0 : static_cast<double>(dirty_bytes) / static_cast<double>(total);
-    }
-  };
-  Cleanable cleanable(Offset stable) const;
-  // The next cleaning, when one is due (min.cleanable.dirty.ratio reached,
-  // or max.compaction.lag.ms passed; any dirty bytes at all with `force`)
-  // and none is in flight. The log counts it in flight until
-  // finish_cleaning.
-  std::optional<CleaningPlan> plan_cleaning(Offset stable, bool force = false);
-  // Installs a cleaning's result (or records its failure) on the log's
-  // shard: the cleaned files replace the planned segments — unless the log
-  // changed under the plan (a truncation, retention, another cleaning), in
-  // which case the result is dropped (false). See log_cleaner.h and
-  // engine/README.md ("Compaction") for the order of the swap and what
-  // recovery completes.
-  //
-  // The swap's steps that wait on the disk (renames and directory syncs,
-  // the index's synced write) run through `run`, away from the shard; the
-  // log keeps serving meanwhile (reads of the cleaned range find their
-  // positions through the swap's entries), defers retention and log-start
-  // deletions, and holds truncations (when_swapped) and its close until the
-  // swap ends. `done` gets the outcome on the shard.
-  using SwapStep = std::function<Status()>;
-  using SwapThen = std::function<void(Status)>;
-  // Runs `step` somewhere, then `then` with its status on the log's shard.
-  using SwapRunner = std::function<void(const SwapStep& step, const SwapThen& then)>;
-  void install_cleaning(const CleaningPlan& plan, Result<CleaningResult> result, SwapRunner run,
-                        std::function<void(Result<bool>)> done);
-  // install_cleaning with every step run at once, on the calling thread.
-  Result<bool> finish_cleaning(const CleaningPlan& plan, Result<CleaningResult> result);
-  // Runs `fn` now, or when the swap in flight ends.
-  void when_swapped(std::function<void()> fn);
-  bool cleaning() const { return cleaning_; }
-  const index::CompactionState& compaction_state() const { return compaction_; }
-  // The last cleaning's outcome, for `strata topic describe` ("" if none),
-  // and how many attempts in a row have failed.
-  const std::string& last_cleaning() const { return last_cleaning_; }
-  int32_t cleaning_failures() const { return cleaning_failures_; }
+  // Compaction's side of the log (log_compaction.h): what a cleaning may
+  // take, its plan, and the swap of its result.
+  LogCompaction& compaction() { return compaction_; }
+  const LogCompaction& compaction() const { return compaction_; }
   // Whether the log is alive (for work that finishes on its shard later).
   std::weak_ptr<bool> alive_token() const { return alive_; }
   io::FileSystem& file_system() const { return *options_.fs; }
@@ -293,6 +243,7 @@ class Log {
   const SegmentSet& segments() const { return segments_; }
 
  private:
+  friend class LogCompaction;
   struct PendingAppend;
   struct WriteOp;
   struct FlushWaiter {
@@ -366,35 +317,6 @@ class Log {
   Status load_producers();
   // Loads the stored aborted transactions (as of the stored applied marker).
   Status load_aborted();
-  // Enters the keys of a committed batch's records in the key map
-  // (compacted topics only).
-  void track_keys(const BatchHeader& h, std::span<const std::byte> bytes,
-                  index::IndexStore::Update& update);
-  // A cleaning's swap in flight (install_cleaning).
-  struct Swap {
-    CleaningPlan plan;
-    CleaningResult result;
-    SwapRunner run;
-    std::function<void(Result<bool>)> done;
-    std::chrono::steady_clock::time_point started;
-    std::chrono::steady_clock::duration on_shard{};
-    bool swapped_in = false;  // segments_ holds the cleaned files
-  };
-  // Once a swap's cleaned files serve, the one holding `offset` (its index
-  // entries say where its batches are until the index store has them).
-  const CleanedSegment* swapped_in_for(Offset offset) const;
-  void swap_committed(const std::shared_ptr<Swap>& swap, Status st);
-  void swap_installed(const std::shared_ptr<Swap>& swap, Status st,
-                      const index::CompactionState& state);
-  // A step after the commit failed: the log is fatal until reopened.
-  void swap_failed(const std::shared_ptr<Swap>& swap, const Error& e);
-  void end_swap(const std::shared_ptr<Swap>& swap, Result<bool> outcome);
-  std::shared_ptr<Segment> cleaned_segment(const CleanedSegment& cs,
-                                           std::unique_ptr<io::File> file) const;
-  // Completes a cleaning a crash interrupted after its `.swap` files were
-  // written (recovery), and removes `.cleaned` files; returns the lowest
-  // base whose index must be derived again (nullopt: none).
-  Result<std::optional<Offset>> finish_interrupted_cleaning(std::vector<std::string>& names);
   // Records an idempotent batch or a transaction marker (`bytes`: the whole
   // batch) now committed in committed_producers_, aborted_ and `update`.
   void track_producer(const BatchHeader& h, std::span<const std::byte> bytes,
@@ -468,13 +390,7 @@ class Log {
   bool closing_ = false;
   std::optional<FlushCallback> close_done_;
 
-  index::CompactionState compaction_;
-  bool cleaning_ = false;
-  std::shared_ptr<Swap> swap_;                     // non-null while a swap is in flight
-  std::vector<std::function<void()>> after_swap_;  // when_swapped's waiters
-  bool delete_after_swap_ = false;                 // segments below the log start wait for it
-  std::string last_cleaning_;
-  int32_t cleaning_failures_ = 0;
+  LogCompaction compaction_{*this};
 
   RecoveryReport recovery_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

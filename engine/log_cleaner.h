@@ -2,9 +2,9 @@
 // segments keeping, of each key, only the latest record, with the offsets
 // every record had.
 //
-// A cleaning is planned on the log's shard (Log::plan_cleaning), run
+// A cleaning is planned on the log's shard (LogCompaction::plan), run
 // anywhere — it blocks, so the broker runs it on a cleaner thread — by
-// clean_segments, and installed on the shard again (Log::install_cleaning).
+// clean_segments, and installed on the shard again (LogCompaction::install).
 // clean_segments reads the planned segments through its own file handles
 // and the key map through the index store (both safe off the shard), and
 // writes each group of segments as one `<base>.log.cleaned`, synced. It

@@ -4,7 +4,7 @@
 //
 // The swap, for each cleaned group (log_cleaner.h wrote `<base>.log.cleaned`
 // and synced it); the steps that wait on the disk run off the shard
-// (install_cleaning's runner: a cleaner thread in the broker):
+// (install's runner: a cleaner thread in the broker):
 //   0. (shard) the log still holds the planned segments; from here nothing
 //      removes or cuts them until the swap ends.
 //   1. (off) `.cleaned` -> `.swap`, directory synced: the cleaning is
@@ -21,6 +21,8 @@
 // Recovery finding a `.swap` removes the segments it covers, renames it into
 // place and derives the index again from its base (the index may be the old
 // one or the new one).
+#include "engine/log_compaction.h"
+
 #include <chrono>
 
 #include <fmt/format.h>
@@ -34,36 +36,36 @@
 
 namespace strata::engine {
 
-void Log::track_keys(const BatchHeader& h, std::span<const std::byte> bytes,
-                     index::IndexStore::Update& update) {
-  if (!options_.config.cleanup_compact || h.control() || h.records_count == 0) return;
+void LogCompaction::track_keys(const BatchHeader& h, std::span<const std::byte> bytes,
+                               index::IndexStore::Update& update) {
+  if (!log_.options_.config.cleanup_compact || h.control() || h.records_count == 0) return;
   std::vector<std::byte> plain;
   auto payload = batch_records(bytes, h, plain, kMaxDecompressedBatchBytes);
   int64_t producer = h.transactional() ? h.producer_id : -1;
   auto st = !payload ? Status(payload.error())
                      : for_each_record(*payload, h.records_count, [&](const RecordView& r) {
                          if (r.key) {
-                           update.put_key(index::key_hash(*r.key),
-                                          index::KeyEntry{h.base_offset + r.offset_delta,
-                                                          compaction_.generation, producer,
-                                                          string_of(*r.key)});
+                           update.put_key(
+                               index::key_hash(*r.key),
+                               index::KeyEntry{h.base_offset + r.offset_delta, state_.generation,
+                                               producer, string_of(*r.key)});
                          }
                          return true;
                        });
   if (!st) {
-    spdlog::error("partition {}: batch at {} not entered in the key map: {}", options_.uid,
+    spdlog::error("partition {}: batch at {} not entered in the key map: {}", log_.options_.uid,
                   h.base_offset, st.error().to_string());
   }
 }
 
-Log::Cleanable Log::cleanable(Offset stable) const {
-  const auto& cfg = options_.config;
-  Cleanable c{start_offset_};
-  Offset bound = std::min({stable, durable_offset_, end_offset_});
-  int64_t now = options_.clock->now_ms();
+LogCompaction::Cleanable LogCompaction::cleanable(Offset stable) const {
+  const auto& cfg = log_.options_.config;
+  Cleanable c{log_.start_offset_};
+  Offset bound = std::min({stable, log_.durable_offset_, log_.end_offset_});
+  int64_t now = log_.options_.clock->now_ms();
   bool first_dirty = true;
   // Never the active segment (the last).
-  for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {
+  for (auto it = log_.segments_.begin(); std::next(it) != log_.segments_.end(); ++it) {
     const Segment& seg = *it->second;
     Offset seg_end = std::next(it)->first;
     if (seg_end > bound) break;
@@ -71,7 +73,7 @@ Log::Cleanable Log::cleanable(Offset stable) const {
         seg.meta.max_timestamp >= 0 ? seg.meta.max_timestamp : seg.meta.last_write_ms;
     if (newest > now - cfg.min_compaction_lag_ms) break;
     c.end = seg_end;
-    if (seg.base >= compaction_.cleaned_through) {
+    if (seg.base >= state_.cleaned_through) {
       c.dirty_bytes += seg.size;
       if (first_dirty) {
         first_dirty = false;
@@ -85,27 +87,27 @@ Log::Cleanable Log::cleanable(Offset stable) const {
   return c;
 }
 
-std::optional<CleaningPlan> Log::plan_cleaning(Offset stable, bool force) {
-  const auto& cfg = options_.config;
-  if (!cfg.cleanup_compact || cleaning_ || closing_ || fatal_) return std::nullopt;
+std::optional<CleaningPlan> LogCompaction::plan(Offset stable, bool force) {
+  const auto& cfg = log_.options_.config;
+  if (!cfg.cleanup_compact || cleaning_ || log_.closing_ || log_.fatal_) return std::nullopt;
   Cleanable c = cleanable(stable);
   if (c.dirty_bytes == 0) return std::nullopt;
   if (!force && !c.overdue && c.dirty_ratio() < cfg.min_cleanable_dirty_ratio) return std::nullopt;
 
   CleaningPlan plan;
-  plan.uid = options_.uid;
-  plan.dir = options_.dir;
+  plan.uid = log_.options_.uid;
+  plan.dir = log_.options_.dir;
   plan.end = c.end;
-  plan.supersede_bound = std::min({stable, durable_offset_, end_offset_});
-  plan.state = compaction_;
-  plan.now_ms = options_.clock->now_ms();
+  plan.supersede_bound = std::min({stable, log_.durable_offset_, log_.end_offset_});
+  plan.state = state_;
+  plan.now_ms = log_.options_.clock->now_ms();
   plan.delete_retention_ms = cfg.delete_retention_ms;
   plan.index_interval_bytes = cfg.index_interval_bytes;
-  for (const auto& [marker, a] : aborted_)
+  for (const auto& [marker, a] : log_.aborted_)
     plan.aborted.push_back(index::AbortedEntry{a.producer_id, a.first_offset, marker});
   // Runs of segments whose sizes add up to at most segment.bytes.
   uint64_t group_bytes = 0;
-  for (auto it = segments_.begin(); it != segments_.end() && it->first < c.end; ++it) {
+  for (auto it = log_.segments_.begin(); it != log_.segments_.end() && it->first < c.end; ++it) {
     const Segment& seg = *it->second;
     CleanSegment cs{seg.base, seg.size, std::next(it)->first, seg.meta};
     if (plan.groups.empty() || group_bytes + seg.size > static_cast<uint64_t>(cfg.segment_bytes)) {
@@ -119,53 +121,54 @@ std::optional<CleaningPlan> Log::plan_cleaning(Offset stable, bool force) {
   return plan;
 }
 
-Result<bool> Log::finish_cleaning(const CleaningPlan& plan, Result<CleaningResult> result) {
+Result<bool> LogCompaction::finish(const CleaningPlan& plan, Result<CleaningResult> result) {
   std::optional<Result<bool>> out;
-  install_cleaning(
+  install(
       plan, std::move(result), [](const SwapStep& step, const SwapThen& then) { then(step()); },
       [&out](Result<bool> r) { out = std::move(r); });
-  STRATA_CHECK(out.has_value(), "partition {}: an inline swap did not finish", options_.uid);
+  STRATA_CHECK(out.has_value(), "partition {}: an inline swap did not finish", log_.options_.uid);
   return std::move(*out);
 }
 
-void Log::when_swapped(std::function<void()> fn) {
+void LogCompaction::when_swapped(std::function<void()> fn) {
   if (!swap_) return fn();
   after_swap_.push_back(std::move(fn));
 }
 
-void Log::install_cleaning(const CleaningPlan& plan, Result<CleaningResult> result, SwapRunner run,
-                           std::function<void(Result<bool>)> done) {
-  auto& fs = *options_.fs;
+void LogCompaction::install(const CleaningPlan& plan, Result<CleaningResult> result, SwapRunner run,
+                            std::function<void(Result<bool>)> done) {
+  auto& fs = *log_.options_.fs;
   auto drop_files = [&] {
     for (const auto& g : plan.groups)
-      (void)fs.remove(cleaned_path(options_.dir, g.front().base));
+      (void)fs.remove(cleaned_path(log_.options_.dir, g.front().base));
   };
   if (!result) {
     cleaning_ = false;
     last_cleaning_ = fmt::format("failed: {}", result.error().message());
-    ++cleaning_failures_;
-    spdlog::error("partition {}: cleaning failed: {}", options_.uid, result.error().to_string());
+    ++failures_;
+    spdlog::error("partition {}: cleaning failed: {}", log_.options_.uid,
+                  result.error().to_string());
     drop_files();
     return done(result.error());
   }
   // The log must still hold exactly the planned segments, and no cut may
   // have voided the key map the cleaning judged by.
-  bool same = compaction_.generation == plan.state.generation && !closing_ && !fatal_;
+  bool same = state_.generation == plan.state.generation && !log_.closing_ && !log_.fatal_;
   for (const auto& g : plan.groups) {
     for (const auto& cs : g) {
-      auto it = segments_.find(cs.base);
-      same = same && it != segments_.end() && std::next(it) != segments_.end() &&
+      auto it = log_.segments_.find(cs.base);
+      same = same && it != log_.segments_.end() && std::next(it) != log_.segments_.end() &&
              it->second->size == cs.size && std::next(it)->first == cs.next_offset;
     }
   }
   if (!same) {
     cleaning_ = false;
     last_cleaning_ = "dropped: the log changed while it was cleaned";
-    spdlog::info("partition {}: cleaning dropped, the log changed under it", options_.uid);
+    spdlog::info("partition {}: cleaning dropped, the log changed under it", log_.options_.uid);
     drop_files();
     return done(false);
   }
-  // From here to end_swap nothing removes or cuts segments (truncations
+  // From here to end nothing removes or cuts segments (truncations
   // wait, retention and log-start deletions are deferred) and the log does
   // not close: the planned segments stay as the check found them.
   auto swap = std::make_shared<Swap>();
@@ -179,33 +182,34 @@ void Log::install_cleaning(const CleaningPlan& plan, Result<CleaningResult> resu
   //    cleaning is committed once that is durable.
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames;
   for (const auto& cs : swap->result.segments)
-    renames.emplace_back(cleaned_path(options_.dir, cs.base), swap_path(options_.dir, cs.base));
+    renames.emplace_back(cleaned_path(log_.options_.dir, cs.base),
+                         swap_path(log_.options_.dir, cs.base));
   swap->on_shard += std::chrono::steady_clock::now() - swap->started;
   swap->run(
-      [fs = &fs, renames, dir = dir_handle_]() -> Status {
+      [fs = &fs, renames, dir = log_.dir_handle_]() -> Status {
         for (const auto& [from, to] : renames)
           STRATA_TRY(fs->rename(from, to));
         return dir->sync_now();
       },
-      [this, alive = alive_, swap](Status st) {
+      [this, alive = log_.alive_, swap](Status st) {
         if (*alive) swap_committed(swap, st);
       });
 }
 
-void Log::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
+void LogCompaction::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
   auto began = std::chrono::steady_clock::now();
-  auto& fs = *options_.fs;
+  auto& fs = *log_.options_.fs;
   const auto& segments = swap->result.segments;
   if (!st) {
     // Not committed. Its files go: a `.swap` that outlives them in a crash
     // is completed by recovery, which derives the index again from it.
     for (const auto& cs : segments) {
-      (void)fs.remove(swap_path(options_.dir, cs.base));
-      (void)fs.remove(cleaned_path(options_.dir, cs.base));
+      (void)fs.remove(swap_path(log_.options_.dir, cs.base));
+      (void)fs.remove(cleaned_path(log_.options_.dir, cs.base));
     }
     last_cleaning_ = fmt::format("failed: {}", st.error().message());
-    ++cleaning_failures_;
-    spdlog::error("partition {}: cleaning failed: {}", options_.uid, st.error().to_string());
+    ++failures_;
+    spdlog::error("partition {}: cleaning failed: {}", log_.options_.uid, st.error().to_string());
     return end_swap(swap, st.error());
   }
   // 2. On the shard: the log reads the cleaned files (still named `.swap`)
@@ -214,17 +218,17 @@ void Log::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
   auto swapped = [&]() -> Status {
     for (const auto& cs : segments) {
       STRATA_ASSIGN_OR_RETURN(
-          auto file, fs.open(swap_path(options_.dir, cs.base), io::OpenMode::kOpenExisting));
+          auto file, fs.open(swap_path(log_.options_.dir, cs.base), io::OpenMode::kOpenExisting));
       auto seg = cleaned_segment(cs, std::move(file));
       for (Offset base : cs.replaced)
-        segments_.erase(base);
-      segments_[cs.base] = std::move(seg);
+        log_.segments_.erase(base);
+      log_.segments_[cs.base] = std::move(seg);
     }
     return ok_status();
   }();
   if (!swapped) return swap_failed(swap, swapped.error());
   swap->swapped_in = true;
-  if (last_entry_ && swapped_in_for(last_entry_->offset)) last_entry_.reset();
+  if (log_.last_entry_ && swapped_in_for(log_.last_entry_->offset)) log_.last_entry_.reset();
   // 3. Off the shard: the index replaced in one synced write; the replaced
   //    segments removed, durably, before a `.swap` takes the first one's
   //    name (a crash must never leave a cleaned segment beside one it
@@ -243,12 +247,12 @@ void Log::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
     ic.removed_segments.insert(ic.removed_segments.end(), cs.replaced.begin() + 1,
                                cs.replaced.end());
     for (Offset base : cs.replaced)
-      removed.push_back(options_.dir / segment_file_name(base));
-    renames.emplace_back(swap_path(options_.dir, cs.base),
-                         options_.dir / segment_file_name(cs.base));
+      removed.push_back(log_.options_.dir / segment_file_name(base));
+    renames.emplace_back(swap_path(log_.options_.dir, cs.base),
+                         log_.options_.dir / segment_file_name(cs.base));
   }
   const auto& plan = swap->plan;
-  ic.state = compaction_;
+  ic.state = state_;
   ic.state.cleaned_through = plan.end;
   ic.state.last_cleaned_ms = plan.now_ms;
   ic.state.add_pass(plan.end, plan.now_ms, plan.delete_retention_ms);
@@ -257,8 +261,8 @@ void Log::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
   auto state = ic.state;
   swap->on_shard += std::chrono::steady_clock::now() - began;
   swap->run(
-      [fs = &fs, index = options_.index, uid = options_.uid, ic = std::move(ic), removed, renames,
-       dir = dir_handle_]() -> Status {
+      [fs = &fs, index = log_.options_.index, uid = log_.options_.uid, ic = std::move(ic), removed,
+       renames, dir = log_.dir_handle_]() -> Status {
         STRATA_TRY(index->install_cleaned(uid, ic));
         for (const auto& path : removed)
           STRATA_TRY(fs->remove(path));
@@ -267,12 +271,12 @@ void Log::swap_committed(const std::shared_ptr<Swap>& swap, Status st) {
           STRATA_TRY(fs->rename(from, to));
         return ok_status();
       },
-      [this, alive = alive_, swap, state](Status st) {
+      [this, alive = log_.alive_, swap, state](Status st) {
         if (*alive) swap_installed(swap, st, state);
       });
 }
 
-const CleanedSegment* Log::swapped_in_for(Offset offset) const {
+const CleanedSegment* LogCompaction::swapped_in_for(Offset offset) const {
   if (!swap_ || !swap_->swapped_in) return nullptr;
   for (const auto& cs : swap_->result.segments) {
     if (offset >= cs.base && offset < cs.next_offset) return &cs;
@@ -280,8 +284,8 @@ const CleanedSegment* Log::swapped_in_for(Offset offset) const {
   return nullptr;
 }
 
-std::shared_ptr<Segment> Log::cleaned_segment(const CleanedSegment& cs,
-                                              std::unique_ptr<io::File> file) const {
+std::shared_ptr<Segment> LogCompaction::cleaned_segment(const CleanedSegment& cs,
+                                                        std::unique_ptr<io::File> file) const {
   auto seg = std::make_shared<Segment>();
   seg->base = cs.base;
   seg->file = std::move(file);
@@ -289,30 +293,31 @@ std::shared_ptr<Segment> Log::cleaned_segment(const CleanedSegment& cs,
   seg->next_offset = cs.next_offset;
   seg->max_timestamp_through = cs.max_timestamp_through;
   seg->meta = cs.meta;
-  seg->created_ms = segments_.at(cs.base)->created_ms;
+  seg->created_ms = log_.segments_.at(cs.base)->created_ms;
   return seg;
 }
 
-void Log::swap_installed(const std::shared_ptr<Swap>& swap, Status st,
-                         const index::CompactionState& state) {
+void LogCompaction::swap_installed(const std::shared_ptr<Swap>& swap, Status st,
+                                   const index::CompactionState& state) {
   auto began = std::chrono::steady_clock::now();
   if (!st) return swap_failed(swap, st.error());
-  compaction_ = state;
+  state_ = state;
   for (Offset marker : swap->result.removed_aborts)
-    aborted_.erase(marker);
+    log_.aborted_.erase(marker);
   // The segments read their files under their final names from now on
   // (readers holding the `.swap`-named ones go on reading them).
-  auto& fs = *options_.fs;
+  auto& fs = *log_.options_.fs;
   for (const auto& cs : swap->result.segments) {
-    auto file = fs.open(options_.dir / segment_file_name(cs.base), io::OpenMode::kOpenExisting);
+    auto file =
+        fs.open(log_.options_.dir / segment_file_name(cs.base), io::OpenMode::kOpenExisting);
     if (!file) return swap_failed(swap, file.error());
-    segments_[cs.base] = cleaned_segment(cs, std::move(*file));
+    log_.segments_[cs.base] = cleaned_segment(cs, std::move(*file));
   }
-  dir_dirty_ = true;
-  auto last = options_.index->offset_floor(options_.uid, Offset::max());
+  log_.dir_dirty_ = true;
+  auto last = log_.options_.index->offset_floor(log_.options_.uid, Offset::max());
   if (!last) return swap_failed(swap, last.error());
-  last_entry_ = *last;
-  cleaning_failures_ = 0;
+  log_.last_entry_ = *last;
+  failures_ = 0;
   swap->on_shard += std::chrono::steady_clock::now() - began;
   const auto& s = swap->result.stats;
   last_cleaning_ = fmt::format(
@@ -325,28 +330,28 @@ void Log::swap_installed(const std::shared_ptr<Swap>& swap, Status st,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - swap->started)
           .count(),
       std::chrono::duration<double, std::milli>(swap->on_shard).count());
-  spdlog::debug("partition {}: {}", options_.uid, last_cleaning_);
+  spdlog::debug("partition {}: {}", log_.options_.uid, last_cleaning_);
   end_swap(swap, true);
 }
 
-void Log::swap_failed(const std::shared_ptr<Swap>& swap, const Error& e) {
+void LogCompaction::swap_failed(const std::shared_ptr<Swap>& swap, const Error& e) {
   // The cleaning is committed: what failed leaves files or an index that
   // only a restart (recovery completes the swap) sets right.
-  fatal_ = e;
-  report_storage_error(e);
+  log_.fatal_ = e;
+  log_.report_storage_error(e);
   last_cleaning_ = fmt::format("failed: {}", e.message());
-  ++cleaning_failures_;
+  ++failures_;
   end_swap(swap, e);
 }
 
-void Log::end_swap(const std::shared_ptr<Swap>& swap, Result<bool> outcome) {
+void LogCompaction::end_swap(const std::shared_ptr<Swap>& swap, Result<bool> outcome) {
   swap_.reset();
   cleaning_ = false;
   if (delete_after_swap_) {
     delete_after_swap_ = false;
-    if (auto st = delete_segments_below(start_offset_); !st) {
+    if (auto st = log_.delete_segments_below(log_.start_offset_); !st) {
       spdlog::error("partition {}: deleting the segments below the log start after a cleaning: {}",
-                    options_.uid, st.error().to_string());
+                    log_.options_.uid, st.error().to_string());
     }
   }
   auto waiting = std::move(after_swap_);
@@ -354,12 +359,12 @@ void Log::end_swap(const std::shared_ptr<Swap>& swap, Result<bool> outcome) {
   for (auto& fn : waiting)
     fn();
   swap->done(std::move(outcome));
-  finish_close_if_idle();
+  log_.finish_close_if_idle();
 }
 
-Result<std::optional<Offset>> Log::finish_interrupted_cleaning(std::vector<std::string>& names) {
-  auto& fs = *options_.fs;
-  const auto& dir = options_.dir;
+Result<std::optional<Offset>> LogCompaction::finish_interrupted(std::vector<std::string>& names) {
+  auto& fs = *log_.options_.fs;
+  const auto& dir = log_.options_.dir;
   std::optional<Offset> rebuild_from;
   std::vector<std::string> kept;
   std::vector<Offset> swaps;
@@ -407,10 +412,10 @@ Result<std::optional<Offset>> Log::finish_interrupted_cleaning(std::vector<std::
     STRATA_TRY(fs.rename(path, dir / segment_file_name(base)));
     kept.push_back(segment_file_name(base));
     spdlog::warn("partition {}: completed the cleaning of offsets {}..{} a crash interrupted",
-                 options_.uid, base, end);
+                 log_.options_.uid, base, end);
     if (!rebuild_from) rebuild_from = base;
   }
-  STRATA_TRY(dir_handle_->sync_now());
+  STRATA_TRY(log_.dir_handle_->sync_now());
   names = std::move(kept);
   return rebuild_from;
 }

@@ -83,10 +83,10 @@ class LogCompactionTest : public testing::LogFixture {
 
   // Runs one cleaning to its end; returns whether it was installed.
   bool clean(bool force = true) {
-    auto plan = log_->plan_cleaning(log_->log_end_offset(), force);
+    auto plan = log_->compaction().plan(log_->log_end_offset(), force);
     if (!plan) return false;
     auto result = clean_segments(*plan, fs_, *index_);
-    auto installed = log_->finish_cleaning(*plan, std::move(result));
+    auto installed = log_->compaction().finish(*plan, std::move(result));
     EXPECT_TRUE(installed.ok()) << installed.error().to_string();
     return installed.ok() && *installed;
   }
@@ -143,16 +143,16 @@ TEST_F(LogCompactionTest, ACleaningKeepsTheLatestRecordOfEachKeyAtItsOffset) {
   ASSERT_TRUE(flush().ok());
   ASSERT_GT(log_->segments().size(), 4u);
   uint64_t before = log_->segments().size_bytes();
-  auto plan = log_->plan_cleaning(log_->log_end_offset());
+  auto plan = log_->compaction().plan(log_->log_end_offset());
   ASSERT_TRUE(plan.has_value());
   Offset cleaned = plan->end;
   plan->chunk_keys = 2;  // judged two keys at a time: chunks end inside batches' runs
   auto result = clean_segments(*plan, fs_, *index_);
   ASSERT_TRUE(result.ok()) << result.error().to_string();
   EXPECT_LT(result->stats.records_kept, result->stats.records_read);
-  ASSERT_TRUE(log_->finish_cleaning(*plan, std::move(result)).value());
+  ASSERT_TRUE(log_->compaction().finish(*plan, std::move(result)).value());
   EXPECT_LT(log_->segments().size_bytes(), before);
-  EXPECT_EQ(log_->compaction_state().cleaned_through, cleaned);
+  EXPECT_EQ(log_->compaction().state().cleaned_through, cleaned);
   expect_compacted(read_all(), cleaned);
 
   // The same after a clean restart, and after a crash that scans it all.
@@ -168,10 +168,10 @@ TEST_F(LogCompactionTest, ACleaningKeepsTheLatestRecordOfEachKeyAtItsOffset) {
   // The rebuilt key map cleans as well as the first one did.
   produce_history(10);
   ASSERT_TRUE(flush().ok());
-  auto again = log_->plan_cleaning(log_->log_end_offset(), true);
+  auto again = log_->compaction().plan(log_->log_end_offset(), true);
   ASSERT_TRUE(again.has_value());
   cleaned = again->end;
-  ASSERT_TRUE(log_->finish_cleaning(*again, clean_segments(*again, fs_, *index_)).value());
+  ASSERT_TRUE(log_->compaction().finish(*again, clean_segments(*again, fs_, *index_)).value());
   expect_compacted(read_all(), cleaned);
 }
 
@@ -214,7 +214,7 @@ TEST_F(LogCompactionTest, AMarkerOlderThanACleaningDoesNotCutTheLog) {
   EXPECT_FALSE(log_->recovery().defect.has_value()) << log_->recovery().defect->to_string();
   EXPECT_EQ(log_->log_end_offset(), end);
   EXPECT_EQ(read_all(), before);
-  expect_compacted(read_all(), log_->compaction_state().cleaned_through);
+  expect_compacted(read_all(), log_->compaction().state().cleaned_through);
 }
 
 TEST_F(LogCompactionTest, AConsumerReadsAcrossEveryHoleToTheEnd) {
@@ -233,7 +233,7 @@ TEST_F(LogCompactionTest, AConsumerReadsAcrossEveryHoleToTheEnd) {
     ASSERT_FALSE(batches.empty()) << "read at " << o;
     EXPECT_GE(read_batch_header(batches[0].data()).last_offset(), o);
   }
-  expect_compacted(read_all(), log_->compaction_state().cleaned_through);
+  expect_compacted(read_all(), log_->compaction().state().cleaned_through);
 }
 
 TEST_F(LogCompactionTest, ATombstoneStaysForDeleteRetentionAfterTheFirstCleaningThatSawIt) {
@@ -266,20 +266,20 @@ TEST_F(LogCompactionTest, OnlySegmentsOlderThanTheMinimumLagAndBelowTheStableOff
   for (int i = 0; i < 10; ++i)
     produce({{"k", "v" + std::to_string(i)}});
   ASSERT_TRUE(flush().ok());
-  EXPECT_EQ(log_->cleanable(log_->log_end_offset()).end, log_->log_start_offset());
-  EXPECT_FALSE(log_->plan_cleaning(log_->log_end_offset(), true).has_value());
+  EXPECT_EQ(log_->compaction().cleanable(log_->log_end_offset()).end, log_->log_start_offset());
+  EXPECT_FALSE(log_->compaction().plan(log_->log_end_offset(), true).has_value());
   clock_.advance_ms(10'000);
   // Below a stable offset of 3 only the segments that end by it.
-  auto c = log_->cleanable(Offset(3));
+  auto c = log_->compaction().cleanable(Offset(3));
   EXPECT_LE(c.end, Offset(3));
-  auto all = log_->cleanable(log_->log_end_offset());
+  auto all = log_->compaction().cleanable(log_->log_end_offset());
   EXPECT_GT(all.end, c.end);
   // Never the active segment.
   EXPECT_EQ(all.end, log_->segments().bases().back());
   EXPECT_DOUBLE_EQ(all.dirty_ratio(), 1.0);
   ASSERT_TRUE(clean(false));  // a ratio of 1 is over min.cleanable.dirty.ratio
-  EXPECT_DOUBLE_EQ(log_->cleanable(log_->log_end_offset()).dirty_ratio(), 0.0);
-  EXPECT_FALSE(log_->plan_cleaning(log_->log_end_offset(), false).has_value());
+  EXPECT_DOUBLE_EQ(log_->compaction().cleanable(log_->log_end_offset()).dirty_ratio(), 0.0);
+  EXPECT_FALSE(log_->compaction().plan(log_->log_end_offset(), false).has_value());
 }
 
 TEST_F(LogCompactionTest, CompactAndDeleteAlsoDeletesByRetention) {
@@ -317,13 +317,13 @@ TEST_F(LogCompactionTest, ALogDirtyPastMaxCompactionLagIsCleanedWhateverItsRatio
   for (int i = 0; i < 10; ++i)
     produce({{"k" + std::to_string(i), "second"}});
   ASSERT_TRUE(flush().ok());
-  auto c = log_->cleanable(log_->log_end_offset());
+  auto c = log_->compaction().cleanable(log_->log_end_offset());
   ASSERT_GT(c.dirty_bytes, 0u);
   EXPECT_LT(c.dirty_ratio(), 0.99);
   EXPECT_FALSE(c.overdue);
-  EXPECT_FALSE(log_->plan_cleaning(log_->log_end_offset()).has_value());
+  EXPECT_FALSE(log_->compaction().plan(log_->log_end_offset()).has_value());
   clock_.advance_ms(10'000);
-  EXPECT_TRUE(log_->cleanable(log_->log_end_offset()).overdue);
+  EXPECT_TRUE(log_->compaction().cleanable(log_->log_end_offset()).overdue);
   EXPECT_TRUE(clean(/*force=*/false));
 }
 
@@ -335,9 +335,9 @@ TEST_F(LogCompactionTest, ARecordSupersededOnlyAboveTheStableOffsetStays) {
   ASSERT_TRUE(flush().ok());
   Offset newer = produced_.back().offset;
   // Stable below the newer record: the old one must stay.
-  auto plan = log_->plan_cleaning(newer, true);
+  auto plan = log_->compaction().plan(newer, true);
   ASSERT_TRUE(plan.has_value());
-  ASSERT_TRUE(log_->finish_cleaning(*plan, clean_segments(*plan, fs_, *index_)).value());
+  ASSERT_TRUE(log_->compaction().finish(*plan, clean_segments(*plan, fs_, *index_)).value());
   auto got = read_all();
   EXPECT_EQ(got.front(), (ReadRecord{Offset(0), "k", "old"}));
 }
@@ -616,30 +616,32 @@ TEST_F(LogCompactionTest, AFailedCleaningIsReportedLeavesTheLogAsItWasAndIsRetri
   ASSERT_TRUE(flush().ok());
   auto before = read_all();
   for (int32_t attempt = 1; attempt <= 2; ++attempt) {
-    auto plan = log_->plan_cleaning(log_->log_end_offset(), true);
+    auto plan = log_->compaction().plan(log_->log_end_offset(), true);
     ASSERT_TRUE(plan.has_value());
     // The cleaner's first write fails (a full disk, an I/O error).
     fs_.fail_nth(1);
     auto result = clean_segments(*plan, fs_, *index_);
     fs_.clear_faults();
     ASSERT_FALSE(result.ok());
-    EXPECT_FALSE(log_->finish_cleaning(*plan, std::move(result)).ok());
-    EXPECT_FALSE(log_->cleaning());
-    EXPECT_EQ(log_->cleaning_failures(), attempt);
-    EXPECT_TRUE(log_->last_cleaning().starts_with("failed: ")) << log_->last_cleaning();
-    EXPECT_EQ(log_->compaction_state().last_cleaned_ms, 0);
+    EXPECT_FALSE(log_->compaction().finish(*plan, std::move(result)).ok());
+    EXPECT_FALSE(log_->compaction().cleaning());
+    EXPECT_EQ(log_->compaction().failures(), attempt);
+    EXPECT_TRUE(log_->compaction().last_cleaning().starts_with("failed: "))
+        << log_->compaction().last_cleaning();
+    EXPECT_EQ(log_->compaction().state().last_cleaned_ms, 0);
     EXPECT_EQ(read_all(), before);
   }
   // No `.cleaned` file is left behind, and the next attempt succeeds.
   for (const auto& e : std::filesystem::directory_iterator(log_dir()))
     EXPECT_FALSE(e.path().string().ends_with(".cleaned")) << e.path();
-  auto plan = log_->plan_cleaning(log_->log_end_offset(), true);
+  auto plan = log_->compaction().plan(log_->log_end_offset(), true);
   ASSERT_TRUE(plan.has_value());
   Offset cleaned = plan->end;
-  ASSERT_TRUE(log_->finish_cleaning(*plan, clean_segments(*plan, fs_, *index_)).value());
-  EXPECT_EQ(log_->cleaning_failures(), 0);
-  EXPECT_TRUE(log_->last_cleaning().starts_with("cleaned below offset")) << log_->last_cleaning();
-  EXPECT_EQ(log_->compaction_state().last_cleaned_ms, clock_.now_ms());
+  ASSERT_TRUE(log_->compaction().finish(*plan, clean_segments(*plan, fs_, *index_)).value());
+  EXPECT_EQ(log_->compaction().failures(), 0);
+  EXPECT_TRUE(log_->compaction().last_cleaning().starts_with("cleaned below offset"))
+      << log_->compaction().last_cleaning();
+  EXPECT_EQ(log_->compaction().state().last_cleaned_ms, clock_.now_ms());
   expect_compacted(read_all(), cleaned);
 }
 
@@ -665,14 +667,16 @@ TEST_F(LogCompactionTest, AnAsynchronousSwapKeepsServingAndHoldsWhatWouldRemoveI
   }
   ASSERT_TRUE(flush().ok());
   auto before = read_all(1);
-  auto plan = log_->plan_cleaning(log_->log_end_offset(), true);
+  auto plan = log_->compaction().plan(log_->log_end_offset(), true);
   ASSERT_TRUE(plan.has_value());
   Offset cleaned = plan->end;
-  std::deque<std::pair<Log::SwapStep, Log::SwapThen>> steps;
+  std::deque<std::pair<LogCompaction::SwapStep, LogCompaction::SwapThen>> steps;
   std::optional<Result<bool>> outcome;
-  log_->install_cleaning(
+  log_->compaction().install(
       *plan, clean_segments(*plan, fs_, *index_),
-      [&](const Log::SwapStep& step, const Log::SwapThen& then) { steps.emplace_back(step, then); },
+      [&](const LogCompaction::SwapStep& step, const LogCompaction::SwapThen& then) {
+        steps.emplace_back(step, then);
+      },
       [&](Result<bool> r) { outcome = std::move(r); });
   auto run_step = [&] {
     ASSERT_FALSE(steps.empty());
@@ -682,11 +686,11 @@ TEST_F(LogCompactionTest, AnAsynchronousSwapKeepsServingAndHoldsWhatWouldRemoveI
   };
   // 1. Not committed yet: the replaced segments serve.
   ASSERT_EQ(steps.size(), 1u);
-  EXPECT_TRUE(log_->cleaning());
+  EXPECT_TRUE(log_->compaction().cleaning());
   EXPECT_EQ(read_all(1), before);
   EXPECT_FALSE(log_->truncate_to(log_->log_end_offset() - 1).ok());
   bool truncation_ran = false;
-  log_->when_swapped([&] { truncation_ran = true; });
+  log_->compaction().when_swapped([&] { truncation_ran = true; });
   run_step();
   // 2. Committed: the cleaned files serve, found through the swap's entries.
   ASSERT_EQ(steps.size(), 1u);
@@ -720,8 +724,9 @@ TEST_F(LogCompactionTest, AnAsynchronousSwapKeepsServingAndHoldsWhatWouldRemoveI
   ASSERT_TRUE(outcome->ok()) << outcome->error().to_string();
   EXPECT_TRUE(**outcome);
   EXPECT_TRUE(truncation_ran);
-  EXPECT_FALSE(log_->cleaning());
-  EXPECT_TRUE(log_->last_cleaning().starts_with("cleaned below offset")) << log_->last_cleaning();
+  EXPECT_FALSE(log_->compaction().cleaning());
+  EXPECT_TRUE(log_->compaction().last_cleaning().starts_with("cleaned below offset"))
+      << log_->compaction().last_cleaning();
   EXPECT_EQ(from_start(), expected);
   loop_.run_until([&] { return closed.has_value(); });
   ASSERT_TRUE(closed->ok()) << closed->error().to_string();
@@ -752,12 +757,12 @@ TEST_F(LogCompactionTest, ACrashAtAnyStepOfACleaningRecoversToTheSameRecords) {
     std::filesystem::copy(saved / "topic-0", log_dir(), std::filesystem::copy_options::recursive);
     std::filesystem::copy(saved / "index", index_dir(), std::filesystem::copy_options::recursive);
     ASSERT_TRUE(open_log(true).ok());
-    auto plan = log_->plan_cleaning(log_->log_end_offset(), true);
+    auto plan = log_->compaction().plan(log_->log_end_offset(), true);
     ASSERT_TRUE(plan.has_value());
     uint64_t failures = fs_.injected_failures();
     fs_.fail_nth(n);
     auto result = clean_segments(*plan, fs_, *index_);
-    auto installed = log_->finish_cleaning(*plan, std::move(result));
+    auto installed = log_->compaction().finish(*plan, std::move(result));
     completed = fs_.injected_failures() == failures;
     if (completed) {
       EXPECT_TRUE(installed.ok() && *installed);

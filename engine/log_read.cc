@@ -21,7 +21,7 @@ constexpr size_t kMaxDecompressedBytes = 256 << 20;
 }  // namespace
 
 uint64_t Log::start_position(const Segment& seg, Offset offset) const {
-  if (const auto* cs = swapped_in_for(offset)) {
+  if (const auto* cs = compaction_.swapped_in_for(offset)) {
     // The cleaned range's index is still being written: the cleaned
     // segment's own entries (in offset order) say where its batches are.
     const auto& e = cs->entries;
@@ -192,7 +192,7 @@ void Log::offset_for_timestamp(TimestampMs ts, TimestampCallback done) {
       seg = it->second;
       // An entry of a range being swapped in may point into the replaced
       // file: the walk starts at the segment's beginning instead.
-      pos = swapped_in_for((*entry)->offset) ? 0 : (*entry)->position.value();
+      pos = compaction_.swapped_in_for((*entry)->offset) ? 0 : (*entry)->position.value();
     }
   }
   ++reads_in_flight_;

@@ -65,7 +65,7 @@ Status Log::open_directory(Recovery& r) {
   STRATA_ASSIGN_OR_RETURN(auto names, fs.list(dir));
   // A cleaning a crash interrupted: finished if it committed (its index is
   // derived again below), dropped if not.
-  STRATA_ASSIGN_OR_RETURN(r.cleaned_from, finish_interrupted_cleaning(names));
+  STRATA_ASSIGN_OR_RETURN(r.cleaned_from, compaction_.finish_interrupted(names));
   for (const auto& name : names) {
     if (auto base = parse_segment_file_name(name)) {
       r.bases.push_back(*base);
@@ -216,7 +216,7 @@ Status Log::load_state_at_start(Recovery& r) {
   applied_ = *r.start;
   recovery_.scanned = !r.trusted;
   // After the repair's cut: the keys the scan enters carry its generation.
-  STRATA_ASSIGN_OR_RETURN(compaction_, idx.compaction_state(uid));
+  STRATA_ASSIGN_OR_RETURN(compaction_.state_, idx.compaction_state(uid));
   STRATA_TRY(load_epochs(applied_.next_offset));
   return ok_status();
 }
@@ -386,7 +386,7 @@ Status Log::finish_recovery(Recovery& r) {
   // that are gone; the producers' states are stored as recovery left them.
   STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(applied_.next_offset));
   STRATA_TRY(idx.truncate(uid, applied_.next_offset, applied_, producers, aborted_records()));
-  STRATA_ASSIGN_OR_RETURN(compaction_, idx.compaction_state(uid));
+  STRATA_ASSIGN_OR_RETURN(compaction_.state_, idx.compaction_state(uid));
   if (!r.trusted) {
     // What was scanned may so far be only in the page cache of a process that
     // crashed; make it durable before calling it the recovery point.

@@ -12,7 +12,7 @@ namespace strata::engine {
 Status Log::require_idle(std::string_view doing) const {
   if (closing_) return Error(Errc::kShutdown, "log is closing");
   if (!pending_.empty() || !writes_.empty() || sync_in_flight_ || write_backs_in_flight_ > 0 ||
-      swap_) {
+      compaction_.swapping()) {
     return Error(Errc::kInvalidArgument,
                  fmt::format("partition {}: cannot {} while appends, a sync, a write-back or a "
                              "cleaning's swap are in flight",
@@ -105,7 +105,7 @@ Status Log::truncate_to(Offset offset) {
   STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(offset));
   STRATA_TRY(
       options_.index->truncate(options_.uid, offset, applied_, producers, aborted_records()));
-  STRATA_ASSIGN_OR_RETURN(compaction_, options_.index->compaction_state(options_.uid));
+  STRATA_ASSIGN_OR_RETURN(compaction_.state_, options_.index->compaction_state(options_.uid));
   epochs_.truncate_from(offset);
   STRATA_ASSIGN_OR_RETURN(last_entry_, options_.index->offset_floor(options_.uid, Offset::max()));
   spdlog::info("partition {}: truncated to offset {} ({} bytes from segment {} on, was {})",
@@ -165,7 +165,7 @@ Status Log::restart_steps(Offset offset) {
   STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(Offset(0)));
   STRATA_TRY(
       options_.index->truncate(options_.uid, Offset(0), applied_, producers, aborted_records()));
-  STRATA_ASSIGN_OR_RETURN(compaction_, options_.index->compaction_state(options_.uid));
+  STRATA_ASSIGN_OR_RETURN(compaction_.state_, options_.index->compaction_state(options_.uid));
   epochs_.clear();
   last_entry_.reset();
   for (const auto& seg : old) {

@@ -120,7 +120,7 @@ void Partition::when_idle_as_follower(std::function<Status()> cut,
   log_->flush([this, cut = std::move(cut), done = std::move(done)](Status st) mutable {
     if (!st) return done(st);
     // A cleaning's swap holds its segments until it ends.
-    log_->when_swapped([this, cut = std::move(cut), done = std::move(done)] {
+    log_->compaction().when_swapped([this, cut = std::move(cut), done = std::move(done)] {
       if (auto r = require_follower(); !r) return done(r);
       done(cut());
     });

@@ -140,17 +140,17 @@ void PartitionManager::check_cleaning() {
     auto now = std::chrono::steady_clock::now();
     for (auto& [uid, p] : partitions_) {
       auto& log = p->log();
-      if (!log.config().cleanup_compact || log.cleaning()) continue;
+      if (!log.config().cleanup_compact || log.compaction().cleaning()) continue;
       if (auto f = cleaning_retry_at_.find(uid); f != cleaning_retry_at_.end() && f->second > now) {
         continue;
       }
-      auto c = log.cleanable(p->last_stable_offset());
+      auto c = log.compaction().cleanable(p->last_stable_offset());
       if (c.dirty_bytes > 0) candidates.emplace_back(c.dirty_ratio(), p.get());
     }
     std::sort(candidates.begin(), candidates.end(),
               [](const auto& a, const auto& b) { return a.first > b.first; });
     for (auto& [ratio, p] : candidates) {
-      auto plan = p->log().plan_cleaning(p->last_stable_offset());
+      auto plan = p->log().compaction().plan(p->last_stable_offset());
       if (!plan) continue;
       plan->io_max_bytes_per_second = cleaner_.io_max_bytes_per_second;
       run_cleaning(*p, std::move(*plan));
@@ -185,7 +185,8 @@ void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
       // The swap's disk waits run on the swap thread (never dropped, even
       // by a stopping broker: the log's close waits for its swap).
       auto run = [executor = cleaner_.swap_executor, io = &io_, alive](
-                     const engine::Log::SwapStep& step, const engine::Log::SwapThen& then) {
+                     const engine::LogCompaction::SwapStep& step,
+                     const engine::LogCompaction::SwapThen& then) {
         executor->post(
             [step, then, io, alive] {
               Status st = step();
@@ -195,7 +196,7 @@ void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
             },
             /*must_run=*/true);
       };
-      log->install_cleaning(
+      log->compaction().install(
           *shared_plan, std::move(*result), run,
           [this, log, token, uid = shared_plan->uid, name](Result<bool> done) {
             cleaning_ = false;
@@ -203,13 +204,14 @@ void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
             if (!live || !*live) return;
             if (done) {
               cleaning_retry_at_.erase(uid);
-              spdlog::info("cleaner: {}: {}", name, log->last_cleaning());
+              spdlog::info("cleaner: {}: {}", name, log->compaction().last_cleaning());
               return;
             }
             // The log counts its failed attempts in a row; the wait doubles with them.
-            auto wait = cleaner_.backoff * (1 << std::min(log->cleaning_failures(), 6));
+            auto wait = cleaner_.backoff * (1 << std::min(log->compaction().failures(), 6));
             cleaning_retry_at_[uid] = std::chrono::steady_clock::now() + wait;
-            spdlog::error("cleaner: {}: {}; trying again in {} ms", name, log->last_cleaning(),
+            spdlog::error("cleaner: {}: {}; trying again in {} ms", name,
+                          log->compaction().last_cleaning(),
                           std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
           });
     });

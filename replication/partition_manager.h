@@ -73,7 +73,7 @@ class PartitionManager {
   void start_retention(std::chrono::milliseconds interval);
 
   // The log cleaner of compacted topics: every `backoff` the dirtiest log
-  // here that is due (Log::plan_cleaning below its partition's last stable
+  // here that is due (LogCompaction::plan below its partition's last stable
   // offset) is cleaned on `executor`, one log at a time per shard, and the
   // result installed back on this shard.
   struct CleanerOptions {
@@ -122,7 +122,7 @@ class PartitionManager {
   boost::asio::steady_timer cleaner_timer_;
   bool cleaning_ = false;  // a cleaning of one of these logs is in flight
   // Logs whose last cleaning failed: when they may be tried again (the wait
-  // doubles with Log::cleaning_failures(), up to 64 times
+  // doubles with LogCompaction::failures(), up to 64 times
   // log.cleaner.backoff.ms), so that one failing log does not keep the
   // others from being cleaned.
   std::unordered_map<PartitionUid, std::chrono::steady_clock::time_point> cleaning_retry_at_;

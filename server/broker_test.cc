@@ -916,7 +916,8 @@ TEST_F(BrokerTest, StoppingInTheMiddleOfACleaningEndsItAndLosesNothing) {
   auto size = on_partition("slow", 0, [](Partition& p) { return p.log().segments().size_bytes(); });
   bool cleaning = false;
   for (int i = 0; i < 500 && !cleaning; ++i) {
-    cleaning = on_partition("slow", 0, [](Partition& p) { return p.log().cleaning(); });
+    cleaning =
+        on_partition("slow", 0, [](Partition& p) { return p.log().compaction().cleaning(); });
     if (!cleaning) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a state
   }
   ASSERT_TRUE(cleaning) << "no cleaning started";
@@ -966,11 +967,11 @@ TEST_F(BrokerTest, AFailingCleaningBacksOffWhileItsShardsOtherPartitionsAreClean
   for (int i = 0; i < 3; ++i)
     produce("pair", broken, 4);  // each batch past segment.bytes: closed segments to clean
   auto failures = [&](int32_t p) {
-    return on_partition("pair", p, [](Partition& x) { return x.log().cleaning_failures(); });
+    return on_partition("pair", p, [](Partition& x) { return x.log().compaction().failures(); });
   };
   auto cleaned = [&](int32_t p) {
     return on_partition("pair", p, [](Partition& x) {
-      return x.log().last_cleaning().starts_with("cleaned below offset");
+      return x.log().compaction().last_cleaning().starts_with("cleaned below offset");
     });
   };
   // below[n]: the last poll that saw fewer than n failures; reached[n]: a

@@ -27,12 +27,12 @@ Resp::Partition describe_replica(Partition& p, int32_t index) {
   // Kafka's lag of a current log: how far its end trails the high watermark.
   out.offset_lag = std::max<int64_t>(0, p.high_watermark().value() - log.log_end_offset().value());
   if (log.config().cleanup_compact) {
-    auto c = log.cleanable(p.last_stable_offset());
+    auto c = log.compaction().cleanable(p.last_stable_offset());
     out.dirty_bytes = static_cast<int64_t>(c.dirty_bytes);
     out.clean_bytes = static_cast<int64_t>(c.clean_bytes);
-    out.last_cleaned_ms = log.compaction_state().last_cleaned_ms;
-    out.last_cleaning = log.last_cleaning();
-    out.cleaning_failures = log.cleaning_failures();
+    out.last_cleaned_ms = log.compaction().state().last_cleaned_ms;
+    out.last_cleaning = log.compaction().last_cleaning();
+    out.cleaning_failures = log.compaction().failures();
   }
   return out;
 }
