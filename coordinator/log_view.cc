@@ -243,7 +243,7 @@ void LogView::append(std::vector<Record> records, std::function<void(Status)> us
 }
 
 void LogView::append_marker(const engine::TxnMarker& marker, std::function<void(Status)> done) {
-  auto batch = engine::build_marker_batch(marker, log_.clock().now_ms());
+  auto batch = engine::build_marker_batch(marker, log_.options().clock->now_ms());
   partition_.append({SharedBytes::adopt(std::move(batch))},
                     {.acks_all = true, .from_client = false},
                     [this, marker, done = std::move(done), topic = topic_,

@@ -225,9 +225,9 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
   // and sequence; the broker's own (a transactional offset commit written
   // for a producer, as Kafka's coordinator writes it) against its epoch only.
   if (idempotent(header) && !options.keep_offsets && !options.from_client) {
-    STRATA_TRY(producers_.check_epoch(header));
+    STRATA_TRY(producers_.accepted_.check_epoch(header));
   } else if (idempotent(header) && !options.keep_offsets) {
-    STRATA_ASSIGN_OR_RETURN(auto verdict, producers_.check(header));
+    STRATA_ASSIGN_OR_RETURN(auto verdict, producers_.accepted_.check(header));
     if (verdict.duplicate) {
       answer_duplicate(*verdict.duplicate, std::move(done));
       return ok_status();
@@ -282,11 +282,11 @@ Status Log::append(SharedBytes batch, const AppendOptions& options, AppendCallba
     // when a follower copies it.
     STRATA_ASSIGN_OR_RETURN(auto marker, read_marker(batch.span()));
     if (marker) {
-      if (!options.keep_offsets) STRATA_TRY(producers_.check_marker(*marker));
-      producers_.apply_marker(*marker, header.base_offset, header.max_timestamp);
+      if (!options.keep_offsets) STRATA_TRY(producers_.accepted_.check_marker(*marker));
+      producers_.accepted_.apply_marker(*marker, header.base_offset, header.max_timestamp);
     }
   } else {
-    producers_.apply(header, header.max_timestamp);
+    producers_.accepted_.apply(header, header.max_timestamp);
   }
   pending_.push_back(
       PendingAppend{std::move(batch), header, active, active_assigned_, std::move(done)});
@@ -390,7 +390,7 @@ bool Log::track_entry(Segment& seg, uint64_t position, const BatchHeader& h,
   }
   applied_.bytes_since_entry += h.total_size();
   track_epoch(h, update);
-  track_producer(h, bytes, update);
+  producers_.track(h, bytes, update);
   compaction_.track_keys(h, bytes, update);
   applied_.max_timestamp = std::max(applied_.max_timestamp, h.max_timestamp);
   seg.meta.max_timestamp = std::max(seg.meta.max_timestamp, h.max_timestamp);
@@ -474,7 +474,7 @@ void Log::after_failed_writes() {
   for (auto& w : duplicates_)
     abandoned.push_back(std::move(w.done));
   duplicates_.clear();
-  producers_ = committed_producers_;
+  producers_.forget_in_flight();
   active_assigned_ = segments_.rbegin()->second->size;
   next_offset_ = end_offset_;
   failing_ = false;
@@ -628,8 +628,7 @@ Status Log::delete_segments_below(Offset start) {
   if (last_entry_ && last_entry_->offset < segments_.begin()->first) last_entry_.reset();
   STRATA_TRY(options_.index->drop_before(options_.uid, segments_.begin()->first));
   epochs_.trim_below(segments_.begin()->first);
-  std::erase_if(aborted_,
-                [start = segments_.begin()->first](const auto& a) { return a.first < start; });
+  producers_.aborted_.drop_below(segments_.begin()->first);
   for (const auto& seg : doomed) {
     STRATA_TRY(options_.fs->remove(seg->file->path()));
     spdlog::info("partition {}: deleted segment {} ({} bytes) below log start {}", options_.uid,

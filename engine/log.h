@@ -36,6 +36,7 @@
 #include "engine/leader_epoch_cache.h"
 #include "engine/log_cleaner.h"
 #include "engine/log_compaction.h"
+#include "engine/log_producers.h"
 #include "engine/producer_states.h"
 #include "engine/record_batch.h"
 #include "engine/segment.h"
@@ -64,7 +65,7 @@ struct LogOptions {
   // written back) in pieces of at least this many bytes.
   uint64_t cache_drop_chunk_bytes = 4 << 20;
   // producer.id.expiration.ms: an idempotent producer whose last batch here
-  // is older than this is forgotten (expire_producers).
+  // is older than this is forgotten (LogProducers::expire).
   int64_t producer_id_expiration_ms = 86'400'000;
   // Called on the log's shard when a write, a sync or a new segment of the
   // log fails (a full or failing disk); the log itself carries on as
@@ -162,21 +163,11 @@ class Log {
   // Deletes the closed segments that retention.ms or retention.bytes expire.
   // Returns the number of segments deleted.
   Result<size_t> enforce_retention();
-  // Forgets the idempotent producers whose last batch's timestamp is more
-  // than producer_id_expiration_ms old. Returns how many.
-  size_t expire_producers();
-  // What this log knows of idempotent producers, with the batches in flight.
-  const ProducerStates& producer_states() const { return producers_; }
-
-  // The last stable offset under `high_watermark`
-  // (ProducerStates::last_stable_offset over the committed log).
-  Offset last_stable_offset(Offset high_watermark) const {
-    return committed_producers_.last_stable_offset(high_watermark);
-  }
-  // The aborted transactions a read_committed fetch of [from, upper) must
-  // list: those whose marker is at or after `from` and that began before
-  // `upper`, in marker order.
-  std::vector<AbortedTxn> aborted_transactions(Offset from, Offset upper) const;
+  // The idempotent and transactional producers' side of the log
+  // (log_producers.h): their states, the last stable offset, the aborted
+  // transactions a read_committed fetch lists, expiry.
+  LogProducers& producers() { return producers_; }
+  const LogProducers& producers() const { return producers_; }
 
   // Moves the log start offset up to `offset` (DeleteRecords), durably, and
   // deletes the segments wholly below it. `offset` must be within
@@ -206,8 +197,6 @@ class Log {
   const LogCompaction& compaction() const { return compaction_; }
   // Whether the log is alive (for work that finishes on its shard later).
   std::weak_ptr<bool> alive_token() const { return alive_; }
-  io::FileSystem& file_system() const { return *options_.fs; }
-  index::IndexStore& index_store() const { return *options_.index; }
 
   // The leader epochs of the log's batches, each with the offset it begins.
   const std::map<int32_t, Offset>& leader_epochs() const { return epochs_.entries(); }
@@ -233,10 +222,10 @@ class Log {
   TimestampMs max_timestamp() const { return applied_.max_timestamp; }
   const RecoveryReport& recovery() const { return recovery_; }
   const TopicConfig& config() const { return options_.config; }
+  // What it was opened with: its directory, file system, index store,
+  // clock and shard (io), and the configuration in force.
+  const LogOptions& options() const { return options_; }
   PartitionUid uid() const { return options_.uid; }
-  const Clock& clock() const { return *options_.clock; }
-  // The shard's io_context the log runs on.
-  boost::asio::io_context& io() const { return *options_.io; }
   uint64_t fsync_count() const { return fsyncs_; }
   // Its segments, oldest first: sizes, bases, and the lookups of readers
   // inside engine/ (SegmentSet::containing, ::after).
@@ -244,6 +233,7 @@ class Log {
 
  private:
   friend class LogCompaction;
+  friend class LogProducers;
   struct PendingAppend;
   struct WriteOp;
   struct FlushWaiter {
@@ -312,25 +302,6 @@ class Log {
   // Loads the stored epochs that begin below `before` (recovery re-derives
   // the rest from the batches it scans).
   Status load_epochs(Offset before);
-  // Loads the stored producer states (as of the stored applied marker;
-  // recovery's scan applies what follows it).
-  Status load_producers();
-  // Loads the stored aborted transactions (as of the stored applied marker).
-  Status load_aborted();
-  // Records an idempotent batch or a transaction marker (`bytes`: the whole
-  // batch) now committed in committed_producers_, aborted_ and `update`.
-  void track_producer(const BatchHeader& h, std::span<const std::byte> bytes,
-                      index::IndexStore::Update& update);
-  // Both tables forget the batches (and aborted_ the transactions) at or
-  // after `offset`; returns the committed table as the index stores it, for
-  // the truncation's write.
-  Result<std::vector<index::IndexStore::ProducerRecord>> cut_producers(Offset offset);
-  // The states of producers `ids` as the log's batches below `until` make
-  // them (for those cut_producers could not derive from the tables).
-  Status rescan_producers(const std::vector<int64_t>& ids, Offset until);
-  // Every aborted transaction this log knows (for a write that replaces them all).
-  std::vector<index::AbortedEntry> aborted_records() const;
-  std::vector<index::IndexStore::ProducerRecord> producer_records() const;
   // A retry of the batch `original`: answered with its offsets once it is
   // committed (at once if it is).
   void answer_duplicate(const ProducerBatch& original, AppendCallback done);
@@ -359,15 +330,7 @@ class Log {
   index::LogPoint applied_;
   std::optional<index::IndexEntry> last_entry_;
   LeaderEpochCache epochs_;
-  // Idempotent producers: as of end_offset_ (in the index with applied_),
-  // and with the batches in flight too (the one append checks).
-  ProducerStates committed_producers_;
-  ProducerStates producers_;
-  // The aborted transactions of the committed log by marker offset (in the
-  // index with applied_), and the longest of them in offsets: a
-  // transaction that began before an offset ends at most that far after it.
-  std::map<Offset, AbortedTxn> aborted_;
-  int64_t longest_aborted_ = 0;
+  LogProducers producers_{*this};
   struct DuplicateWaiter {
     ProducerBatch original;
     AppendCallback done;

@@ -103,8 +103,7 @@ std::optional<CleaningPlan> LogCompaction::plan(Offset stable, bool force) {
   plan.now_ms = log_.options_.clock->now_ms();
   plan.delete_retention_ms = cfg.delete_retention_ms;
   plan.index_interval_bytes = cfg.index_interval_bytes;
-  for (const auto& [marker, a] : log_.aborted_)
-    plan.aborted.push_back(index::AbortedEntry{a.producer_id, a.first_offset, marker});
+  plan.aborted = log_.producers_.aborted_.all();
   // Runs of segments whose sizes add up to at most segment.bytes.
   uint64_t group_bytes = 0;
   for (auto it = log_.segments_.begin(); it != log_.segments_.end() && it->first < c.end; ++it) {
@@ -303,7 +302,7 @@ void LogCompaction::swap_installed(const std::shared_ptr<Swap>& swap, Status st,
   if (!st) return swap_failed(swap, st.error());
   state_ = state;
   for (Offset marker : swap->result.removed_aborts)
-    log_.aborted_.erase(marker);
+    log_.producers_.aborted_.erase(marker);
   // The segments read their files under their final names from now on
   // (readers holding the `.swap`-named ones go on reading them).
   auto& fs = *log_.options_.fs;

@@ -477,15 +477,15 @@ TEST_F(LogCompactionMarkersTest, AnAbortMarkerGoesOneCleaningAfterItsDataWithIts
   txn_write(7, 0, {{"a", "aborted-1"}, {"b", "aborted-2"}});
   Offset abort = end_txn(7, false);
   produce({{"a", "plain"}});
-  ASSERT_EQ(log_->aborted_transactions(Offset(0), log_->log_end_offset()).size(), 1u);
+  ASSERT_EQ(log_->producers().aborted_transactions(Offset(0), log_->log_end_offset()).size(), 1u);
   fill_and_clean();
   // The aborted records went; the marker stays for this cleaning, which saw them.
   EXPECT_EQ(markers(), std::vector<Offset>{abort});
-  EXPECT_EQ(log_->aborted_transactions(Offset(0), log_->log_end_offset()).size(), 1u);
+  EXPECT_EQ(log_->producers().aborted_transactions(Offset(0), log_->log_end_offset()).size(), 1u);
   fill_and_clean();
   EXPECT_EQ(markers(), std::vector<Offset>{});
   // read_committed fetches no longer list it, and neither does the index.
-  EXPECT_TRUE(log_->aborted_transactions(Offset(0), log_->log_end_offset()).empty());
+  EXPECT_TRUE(log_->producers().aborted_transactions(Offset(0), log_->log_end_offset()).empty());
   EXPECT_TRUE(index_->aborted_txns(uid_).value().empty());
   auto got = read_all();
   EXPECT_TRUE(
@@ -494,7 +494,7 @@ TEST_F(LogCompactionMarkersTest, AnAbortMarkerGoesOneCleaningAfterItsDataWithIts
   crash(false);
   ASSERT_TRUE(open_log().ok());
   EXPECT_EQ(markers(), std::vector<Offset>{});
-  EXPECT_TRUE(log_->aborted_transactions(Offset(0), log_->log_end_offset()).empty());
+  EXPECT_TRUE(log_->producers().aborted_transactions(Offset(0), log_->log_end_offset()).empty());
 }
 
 TEST_F(LogCompactionMarkersTest, ACommitMarkerStaysWhileAnyOfItsRecordsIsLeft) {

@@ -143,7 +143,7 @@ TEST_F(LogProducersTest, ATruncatedBatchIsForgottenAndItsRetryWrittenAgain) {
   // batches too (producer 8 is unknown again, 7 follows its first batch).
   close_cleanly();
   ASSERT_TRUE(open_log(/*clean_start=*/true).ok());
-  EXPECT_EQ(log_->producer_states().find(8), nullptr);
+  EXPECT_EQ(log_->producers().states().find(8), nullptr);
   auto other = append(idem(8, 0, 40));  // any sequence: unknown
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(other->base_offset, Offset(3));
@@ -160,7 +160,7 @@ TEST_F(LogProducersTest, AFollowerStartingAgainForgetsEveryProducerDurably) {
   model_.clear();
   close_cleanly();
   ASSERT_TRUE(open_log(/*clean_start=*/true).ok());
-  EXPECT_EQ(log_->producer_states().size(), 0u);
+  EXPECT_EQ(log_->producers().states().size(), 0u);
   auto again = append(idem(7, 0, 0));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->base_offset, Offset(100));
@@ -200,14 +200,14 @@ TEST_F(LogProducersTest, AProducerSilentPastTheExpirationIsForgotten) {
   BatchBuilder b({.producer_id = 7, .producer_epoch = 0, .base_sequence = 0});
   b.add({.value = "x", .timestamp = clock_.now_ms()});
   ASSERT_TRUE(append(b.build().value()).ok());
-  EXPECT_EQ(log_->expire_producers(), 0u);
+  EXPECT_EQ(log_->producers().expire(), 0u);
   clock_.advance_ms(86'400'000 + 1);
-  EXPECT_EQ(log_->expire_producers(), 1u);
-  EXPECT_EQ(log_->producer_states().size(), 0u);
+  EXPECT_EQ(log_->producers().expire(), 1u);
+  EXPECT_EQ(log_->producers().states().size(), 0u);
   // Forgotten, also after a restart: it may go on at any sequence.
   close_cleanly();
   ASSERT_TRUE(open_log(/*clean_start=*/true).ok());
-  EXPECT_EQ(log_->producer_states().size(), 0u);
+  EXPECT_EQ(log_->producers().states().size(), 0u);
   EXPECT_TRUE(append(idem(7, 0, 50)).ok());
 }
 

@@ -202,8 +202,7 @@ Status Log::load_state_at_start(Recovery& r) {
   // change nothing; rewinding them to the start instead could forget a
   // transaction that began before it and ended after it. What the scan
   // does not reach (a defect cut the log) is cut at the end.
-  STRATA_TRY(load_producers());
-  STRATA_TRY(load_aborted());
+  STRATA_TRY(producers_.load());
   if (r.repair) {
     // Entries from the start on are derived again; those written from
     // unchecked timestamps must not survive beside them in the time index.
@@ -376,7 +375,8 @@ Status Log::finish_recovery(Recovery& r) {
   }
   // The aborts from the start on, in case a repair's cut took them out of
   // the index (those beyond the end go below).
-  for (auto it = aborted_.lower_bound(r.start->next_offset); it != aborted_.end(); ++it)
+  for (auto it = producers_.aborted_.from(r.start->next_offset); it != producers_.aborted_.end();
+       ++it)
     r.update.add_aborted(it->second);
   if (!r.update.empty()) {
     r.update.set_applied(applied_);
@@ -384,8 +384,9 @@ Status Log::finish_recovery(Recovery& r) {
   }
   // Entries, markers and producer batches beyond the end describe bytes
   // that are gone; the producers' states are stored as recovery left them.
-  STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(applied_.next_offset));
-  STRATA_TRY(idx.truncate(uid, applied_.next_offset, applied_, producers, aborted_records()));
+  STRATA_ASSIGN_OR_RETURN(auto producers, producers_.cut(applied_.next_offset));
+  STRATA_TRY(
+      idx.truncate(uid, applied_.next_offset, applied_, producers, producers_.aborted_.all()));
   STRATA_ASSIGN_OR_RETURN(compaction_.state_, idx.compaction_state(uid));
   if (!r.trusted) {
     // What was scanned may so far be only in the page cache of a process that
@@ -405,7 +406,7 @@ Status Log::finish_recovery(Recovery& r) {
     seg->cache_dropped = seg->size;
   start_offset_ = segments_.begin()->first;
   next_offset_ = end_offset_ = durable_offset_ = applied_.next_offset;
-  producers_ = committed_producers_;
+  producers_.forget_in_flight();
   STRATA_TRY(load_start_offset());
   active_assigned_ = segments_.rbegin()->second->size;
   if (recovery_.scanned) {

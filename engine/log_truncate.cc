@@ -102,9 +102,9 @@ Status Log::truncate_to(Offset offset) {
   applied_ = index::LogPoint{offset, seg->base, FilePos(*cut), max_ts, since_entry};
   // The producers' states and aborted transactions after the cut go in the
   // same synced write.
-  STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(offset));
-  STRATA_TRY(
-      options_.index->truncate(options_.uid, offset, applied_, producers, aborted_records()));
+  STRATA_ASSIGN_OR_RETURN(auto producers, producers_.cut(offset));
+  STRATA_TRY(options_.index->truncate(options_.uid, offset, applied_, producers,
+                                      producers_.aborted_.all()));
   STRATA_ASSIGN_OR_RETURN(compaction_.state_, options_.index->compaction_state(options_.uid));
   epochs_.truncate_from(offset);
   STRATA_ASSIGN_OR_RETURN(last_entry_, options_.index->offset_floor(options_.uid, Offset::max()));
@@ -162,9 +162,9 @@ Status Log::restart_steps(Offset offset) {
   STRATA_TRY(segments_.at(offset)->file->sync_now());
   STRATA_TRY(dir_handle_->sync_now());
   dir_dirty_ = false;
-  STRATA_ASSIGN_OR_RETURN(auto producers, cut_producers(Offset(0)));
-  STRATA_TRY(
-      options_.index->truncate(options_.uid, Offset(0), applied_, producers, aborted_records()));
+  STRATA_ASSIGN_OR_RETURN(auto producers, producers_.cut(Offset(0)));
+  STRATA_TRY(options_.index->truncate(options_.uid, Offset(0), applied_, producers,
+                                      producers_.aborted_.all()));
   STRATA_ASSIGN_OR_RETURN(compaction_.state_, options_.index->compaction_state(options_.uid));
   epochs_.clear();
   last_entry_.reset();

@@ -29,9 +29,9 @@ class LogTxnTest : public testing::LogFixture {
                   {.allow_control = true, .from_client = false});
   }
   std::vector<AbortedTxn> aborted(Offset from = Offset(0), Offset upper = Offset::max()) {
-    return log_->aborted_transactions(from, upper);
+    return log_->producers().aborted_transactions(from, upper);
   }
-  Offset lso() { return log_->last_stable_offset(log_->log_end_offset()); }
+  Offset lso() { return log_->producers().last_stable_offset(log_->log_end_offset()); }
 };
 
 TEST_F(LogTxnTest, MarkersEndTransactionsAndAbortsAreListed) {
@@ -59,9 +59,9 @@ TEST_F(LogTxnTest, MarkersEndTransactionsAndAbortsAreListed) {
   EXPECT_FALSE((*marker)->commit);
   // Below the high watermark only: a transaction whose marker is not yet
   // under it still holds readers back.
-  EXPECT_EQ(log_->last_stable_offset(Offset(4)), Offset(0));
-  EXPECT_EQ(log_->last_stable_offset(Offset(5)), Offset(2));
-  EXPECT_EQ(log_->last_stable_offset(Offset(6)), Offset(6));
+  EXPECT_EQ(log_->producers().last_stable_offset(Offset(4)), Offset(0));
+  EXPECT_EQ(log_->producers().last_stable_offset(Offset(5)), Offset(2));
+  EXPECT_EQ(log_->producers().last_stable_offset(Offset(6)), Offset(6));
 }
 
 TEST_F(LogTxnTest, AMarkerFromAnOlderEpochOrCoordinatorIsRefusedAndNotWritten) {

@@ -41,6 +41,7 @@
 
 #include "base/ids.h"
 #include "base/result.h"
+#include "engine/aborted_index.h"
 #include "engine/control_record.h"
 #include "engine/record_batch.h"
 #include "index/index_store.h"
@@ -62,10 +63,6 @@ struct TxnSpan {
   Offset marker_offset;
   bool operator==(const TxnSpan&) const = default;
 };
-
-// An aborted transaction, as read_committed fetches list it (the index
-// stores it as it is).
-using AbortedTxn = index::AbortedEntry;
 
 struct ProducerState {
   int16_t epoch = 0;

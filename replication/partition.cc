@@ -201,7 +201,7 @@ void Partition::set_assignment(const Assignment& a) {
   o.lag_time_max_ms = a.lag_time_max_ms;
   if (!in_sync_) {
     // The watermark never goes back: it starts at what the replica exposed.
-    in_sync_ = std::make_unique<InSyncReplicas>(a.self, log_->clock(), o);
+    in_sync_ = std::make_unique<InSyncReplicas>(a.self, *log_->options().clock, o);
     in_sync_->start_at(std::min(start.value_or(exposed), log_->log_end_offset()));
     in_sync_->on_leader_log(log_->log_end_offset(), log_->durable_offset());
   }
@@ -234,7 +234,7 @@ std::optional<IsrProposal> Partition::isr_proposal() {
   if (role_ != Role::kLeader || !in_sync_) return std::nullopt;
   auto next = in_sync_->proposal();
   if (!next) return std::nullopt;
-  int64_t now = log_->clock().steady_ms();
+  int64_t now = log_->options().clock->steady_ms();
   if (proposed_isr_ == next && now - proposed_at_ms_ < kProposalRetryMs) return std::nullopt;
   proposed_isr_ = next;
   proposed_at_ms_ = now;
@@ -246,7 +246,7 @@ void Partition::settle_acks() {
   // replica leads.
   if (ack_waiters_.empty()) return;
   Offset hw = high_watermark();
-  int64_t now = log_->clock().steady_ms();
+  int64_t now = log_->options().clock->steady_ms();
   bool enough = !in_sync_ || in_sync_->enough_in_sync();
   std::vector<std::pair<std::function<void(Result<AppendResult>)>, Result<AppendResult>>> ready;
   std::erase_if(ack_waiters_, [&](AckWaiter& w) {
@@ -281,9 +281,9 @@ void Partition::arm_ack_timer() {
   for (const auto& w : ack_waiters_)
     earliest = std::min(earliest, w.deadline_ms);
   if (ack_timer_at_ms_ != -1 && ack_timer_at_ms_ <= earliest) return;  // fires first anyway
-  if (!ack_timer_) ack_timer_ = std::make_unique<boost::asio::steady_timer>(log_->io());
+  if (!ack_timer_) ack_timer_ = std::make_unique<boost::asio::steady_timer>(*log_->options().io);
   ack_timer_at_ms_ = earliest;
-  int64_t wait = std::max<int64_t>(0, earliest - log_->clock().steady_ms());
+  int64_t wait = std::max<int64_t>(0, earliest - log_->options().clock->steady_ms());
   ack_timer_->expires_after(std::chrono::milliseconds(wait));
   ack_timer_->async_wait(
       [this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
@@ -377,7 +377,7 @@ bool Partition::defer_for_transaction(std::vector<SharedBytes>& batches,
     // coordinator's marker ends: it must be one the coordinator has this
     // partition in (KIP-890), or a transaction could hang read_committed
     // readers. Once open here, the producer's batches need no check.
-    const auto* producer = log_->producer_states().find(h.producer_id);
+    const auto* producer = log_->producers().states().find(h.producer_id);
     bool open =
         producer != nullptr && producer->txn_first_offset && producer->epoch == h.producer_epoch;
     if (open) continue;
@@ -511,7 +511,7 @@ void Partition::acknowledge(AppendResult appended, LeaderEpoch appended_in, int6
   if (in_sync_) {
     // Several replicas: wait until the ISR holds the batches.
     ack_waiters_.push_back(
-        AckWaiter{appended, log_->clock().steady_ms() + timeout_ms, std::move(done)});
+        AckWaiter{appended, log_->options().clock->steady_ms() + timeout_ms, std::move(done)});
     return settle_acks();
   }
   // This broker alone: the watermark is its own durable offset.
@@ -625,7 +625,8 @@ void Partition::read_below(Offset offset, size_t max_bytes, Offset limit, Isolat
         out.last_stable_offset = lso;
         out.log_start_offset = log_->log_start_offset();
         if (isolation == Isolation::kReadCommitted && out.bytes > 0) {
-          out.aborted = log_->aborted_transactions(offset, end_of_batches(out.slices, offset));
+          out.aborted =
+              log_->producers().aborted_transactions(offset, end_of_batches(out.slices, offset));
         }
         done(std::move(out));
       });

@@ -166,7 +166,8 @@ class Partition {
   // (engine::Log::last_stable_offset).
   // Never below the log start (DeleteRecords, retention): Kafka's clamp.
   Offset last_stable_offset() const {
-    return std::max(log_->last_stable_offset(high_watermark()), log_->log_start_offset());
+    return std::max(log_->producers().last_stable_offset(high_watermark()),
+                    log_->log_start_offset());
   }
   // The offset a consumer at `isolation` may read up to.
   Offset visible_end(Isolation isolation) const {

@@ -120,7 +120,7 @@ void PartitionManager::check_retention() {
       spdlog::error("partition {}-{}: retention failed: {}", p->topic(), p->id(),
                     r.error().to_string());
     }
-    p->log().expire_producers();
+    p->log().producers().expire();
   }
   retention_timer_.expires_after(retention_interval_);
   retention_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -172,7 +172,7 @@ void PartitionManager::run_cleaning(Partition& p, engine::CleaningPlan plan) {
   // outlive the logs (the broker stops the cleaner threads first).
   auto name = fmt::format("{}-{}", p.topic(), p.id());
   cleaner_.executor->post([this, alive = alive_, log, token = log->alive_token(), shared_plan,
-                           fs = &log->file_system(), index = &log->index_store(), io = &io_, name] {
+                           fs = log->options().fs, index = log->options().index, io = &io_, name] {
     auto result = std::make_shared<Result<engine::CleaningResult>>(
         engine::clean_segments(*shared_plan, *fs, *index));
     boost::asio::post(*io, [this, alive, log, token, shared_plan, result, name] {

@@ -80,7 +80,7 @@ void describe_producers(const RequestContext& ctx, kafka::DescribeProducersReque
           return done(Error(Errc::kNotLeader, "this broker does not lead the partition"));
         }
         std::vector<Resp::Producer> found;
-        for (const auto& [id, s] : p->log().producer_states().all()) {
+        for (const auto& [id, s] : p->log().producers().states().all()) {
           Resp::Producer r;
           r.producer_id = id;
           r.producer_epoch = s.epoch;
