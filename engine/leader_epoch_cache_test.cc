@@ -7,6 +7,15 @@
 namespace strata::engine {
 namespace {
 
+// Epoch 1 from offset 0, 3 from 10, 6 from 25.
+LeaderEpochCache epochs_1_3_6() {
+  LeaderEpochCache c;
+  c.track(LeaderEpoch(1), Offset(0));
+  c.track(LeaderEpoch(3), Offset(10));
+  c.track(LeaderEpoch(6), Offset(25));
+  return c;
+}
+
 TEST(LeaderEpochCache, OnlyABatchOfAHigherEpochBeginsAnEntry) {
   LeaderEpochCache c;
   EXPECT_EQ(c.track(LeaderEpoch(1), Offset(0)), (index::EpochEntry{LeaderEpoch(1), Offset(0)}));
@@ -18,10 +27,7 @@ TEST(LeaderEpochCache, OnlyABatchOfAHigherEpochBeginsAnEntry) {
 }
 
 TEST(LeaderEpochCache, AnEpochEndsWhereTheNextBeginsAndTheLatestAtTheLogEnd) {
-  LeaderEpochCache c;
-  c.track(LeaderEpoch(1), Offset(0));
-  c.track(LeaderEpoch(3), Offset(10));
-  c.track(LeaderEpoch(6), Offset(25));
+  LeaderEpochCache c = epochs_1_3_6();
   const Offset end(40);
   EXPECT_EQ(c.end_offset_for(LeaderEpoch(1), end), (EpochEnd{LeaderEpoch(1), Offset(10)}));
   EXPECT_EQ(c.end_offset_for(LeaderEpoch(3), end), (EpochEnd{LeaderEpoch(3), Offset(25)}));
@@ -37,10 +43,7 @@ TEST(LeaderEpochCache, AnEpochEndsWhereTheNextBeginsAndTheLatestAtTheLogEnd) {
 }
 
 TEST(LeaderEpochCache, ANewLogStartMovesTheEpochItFallsInAndDropsThoseBelow) {
-  LeaderEpochCache c;
-  c.track(LeaderEpoch(1), Offset(0));
-  c.track(LeaderEpoch(3), Offset(10));
-  c.track(LeaderEpoch(6), Offset(25));
+  LeaderEpochCache c = epochs_1_3_6();
   c.trim_below(Offset(12));
   EXPECT_EQ(c.entries(), (std::map<int32_t, Offset>{{3, Offset(12)}, {6, Offset(25)}}));
   c.trim_below(Offset(25));  // exactly where one begins
@@ -50,10 +53,7 @@ TEST(LeaderEpochCache, ANewLogStartMovesTheEpochItFallsInAndDropsThoseBelow) {
 }
 
 TEST(LeaderEpochCache, ATruncationDropsTheEpochsBeginningAtOrAfterTheNewEnd) {
-  LeaderEpochCache c;
-  c.track(LeaderEpoch(1), Offset(0));
-  c.track(LeaderEpoch(3), Offset(10));
-  c.track(LeaderEpoch(6), Offset(25));
+  LeaderEpochCache c = epochs_1_3_6();
   c.truncate_from(Offset(25));
   EXPECT_EQ(c.latest(), 3);
   EXPECT_EQ(c.end_offset_for(LeaderEpoch(3), Offset(20)), (EpochEnd{LeaderEpoch(3), Offset(20)}));

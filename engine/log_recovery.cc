@@ -144,7 +144,11 @@ Status Log::choose_scan_start(Recovery& r) {
     r.start = applied;
   } else {
     STRATA_ASSIGN_OR_RETURN(auto from_applied, scan_start_from(applied));
-    STRATA_ASSIGN_OR_RETURN(auto from_rp, scan_start_from(rp));
+    // The two markers are often one point: it is read and checked once.
+    auto from_rp = from_applied;
+    if (rp != applied) {
+      STRATA_ASSIGN_OR_RETURN(from_rp, scan_start_from(rp));
+    }
     if (from_applied && from_rp)
       r.start = from_applied->next_offset <= from_rp->next_offset ? from_applied : from_rp;
   }

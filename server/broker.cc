@@ -130,20 +130,6 @@ uint16_t Broker::registry_port() const {
   return schema_registry_ ? schema_registry_->port() : 0;
 }
 
-engine::TopicConfig ConfigView::effective_config(const coordinator::TopicInfo& topic) const {
-  auto defaults = topic_defaults();
-  auto c = engine::TopicConfig::from_map(topic.configs, *defaults);
-  // The catalog validated the overrides when they were stored.
-  return c.ok() ? *c : *defaults;
-}
-
-TopicDefaultLayers ConfigView::topic_default_layers() const {
-  auto dynamic = dynamic_configs();
-  const auto& cfg = config();
-  return TopicDefaultLayers{dynamic->of(coordinator::BrokerScope::broker(cfg.node_id)),
-                            dynamic->cluster_default, cfg.topic_default_props};
-}
-
 Status Broker::set_dynamic_configs(const coordinator::BrokerScope& scope,
                                    const coordinator::ConfigMap& configs, bool validate_only) {
   for (const auto& [key, value] : configs) {
@@ -260,7 +246,7 @@ Status Broker::open() {
              });
   // The registry's port too is advertised in the registration; it answers
   // once the broker serves.
-  STRATA_ASSIGN_OR_RETURN(schema_registry_, SchemaRegistryService::start(*this));
+  STRATA_ASSIGN_OR_RETURN(schema_registry_, SchemaRegistryService::start(services()));
 
   STRATA_TRY(run_on(*control_, [&] { return join_cluster(); }));
   remove_orphan_dirs();

@@ -18,13 +18,13 @@ Connection::Connection(Services services, ShardState& shard, asio::ip::tcp::sock
       socket_(std::move(socket)) {
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
-  peer_ = ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
-  info_ = std::make_shared<ConnectionInfo>(ConnectionInfo{.peer = peer_});
+  info_ = std::make_shared<ConnectionInfo>(ConnectionInfo{
+      .peer = ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port())});
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 }
 
 void Connection::start() {
-  spdlog::debug("connection from {} on shard {}", peer_, shard_.id());
+  spdlog::debug("connection from {} on shard {}", info_->peer, shard_.id());
   read_size();
 }
 
@@ -80,7 +80,7 @@ void Connection::read_size() {
         self->reading_ = false;
         if (ec) {
           if (ec != asio::error::eof && ec != asio::error::operation_aborted) {
-            spdlog::debug("connection {}: read: {}", self->peer_, ec.message());
+            spdlog::debug("connection {}: read: {}", self->info_->peer, ec.message());
           }
           return self->close();
         }
@@ -90,7 +90,7 @@ void Connection::read_size() {
           spdlog::warn(
               "connection {}: closing: request frame size {} is outside "
               "8..{} (socket.request.max.bytes)",
-              self->peer_, size, self->services_.configs.config().socket_request_max_bytes);
+              self->info_->peer, size, self->services_.configs.config().socket_request_max_bytes);
           return self->close();
         }
         self->read_frame(static_cast<size_t>(size));
@@ -113,7 +113,7 @@ void Connection::read_frame(size_t size) {
 void Connection::handle_frame(SharedBytes frame) {
   auto decoded = kafka::decode_request_header(frame);
   if (!decoded) {
-    spdlog::warn("connection {}: closing: {}", peer_, decoded.error().message());
+    spdlog::warn("connection {}: closing: {}", info_->peer, decoded.error().message());
     return close();
   }
   uint64_t seq = first_seq_ + slots_.size();

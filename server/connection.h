@@ -66,7 +66,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ShardState::ConnectionCount counted_;
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer quiet_timer_{socket_.get_executor()};
-  std::string peer_;
   std::array<std::byte, 4> size_buf_{};
   std::deque<Slot> slots_;  // requests in arrival order, front = oldest
   uint64_t first_seq_ = 0;  // sequence number of slots_.front()

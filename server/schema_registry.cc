@@ -7,8 +7,7 @@
 #include "registry/http_client.h"
 #include "registry/rest_api.h"
 #include "registry/schema_records.h"
-#include "server/broker.h"
-#include "server/partition_route.h"
+#include "server/shard_state.h"
 
 namespace strata::server {
 namespace {
@@ -28,8 +27,8 @@ bool not_ready(const registry::Reply& r) {
 
 }  // namespace
 
-SchemaRegistryService::SchemaRegistryService(Broker& broker)
-    : broker_(broker), empty_([](auto, auto done) {
+SchemaRegistryService::SchemaRegistryService(Services services)
+    : services_(services), empty_([](auto, auto done) {
         done(Error(Errc::kInternal, "the empty registry takes no writes"));
       }) {}
 
@@ -37,10 +36,10 @@ SchemaRegistryService::~SchemaRegistryService() {
   stop();
 }
 
-Result<std::unique_ptr<SchemaRegistryService>> SchemaRegistryService::start(Broker& broker) {
-  const auto& cfg = broker.config();
+Result<std::unique_ptr<SchemaRegistryService>> SchemaRegistryService::start(Services services) {
+  const auto& cfg = services.configs.config();
   if (!cfg.schema_registry_enable) return std::unique_ptr<SchemaRegistryService>();
-  std::unique_ptr<SchemaRegistryService> s(new SchemaRegistryService(broker));
+  std::unique_ptr<SchemaRegistryService> s(new SchemaRegistryService(services));
   std::string host = cfg.schema_registry_host.empty() ? cfg.listen_host : cfg.schema_registry_host;
   registry::HttpServer::Options options;
   options.max_body_bytes = cfg.schema_registry_max_request_bytes;
@@ -77,7 +76,7 @@ void SchemaRegistryService::retry(registry::HttpRequest request, registry::Done 
         fmt::format("The schema registry is not ready: {} has no loaded leader",
                     registry::kSchemasTopic)));
   }
-  auto& io = broker_.shard(0).io();
+  auto& io = services_.shards.shard(0).io();
   auto timer = std::make_shared<boost::asio::steady_timer>(io);
   timer->expires_after(std::chrono::milliseconds(kRelayRetryMs));
   timer->async_wait([this, timer, request = std::move(request), reply = std::move(reply),
@@ -90,7 +89,7 @@ void SchemaRegistryService::retry(registry::HttpRequest request, registry::Done 
 void SchemaRegistryService::handle(registry::HttpRequest request, registry::Done reply,
                                    int attempt) {
   if (!serving_) return retry(std::move(request), std::move(reply), attempt);
-  auto snap = broker_.snapshot();
+  auto snap = services_.cluster.snapshot();
   const auto* topic = snap->find(registry::kSchemasTopic);
   bool write = registry::is_write(request);
   if (topic == nullptr) {
@@ -99,8 +98,8 @@ void SchemaRegistryService::handle(registry::HttpRequest request, registry::Done
     // may talk to the controller; again each second while it is not
     // there); the request runs once it is led.
     if (attempt % 10 == 0) {
-      broker_.shard(0).post([this] {
-        broker_.ensure_internal_topic(0, registry::kSchemasTopic, [](Status st) {
+      services_.shards.shard(0).post([this] {
+        services_.controller.ensure_internal_topic(0, registry::kSchemasTopic, [](Status st) {
           if (!st) spdlog::warn("creating {}: {}", registry::kSchemasTopic, st.error().to_string());
         });
       });
@@ -111,11 +110,11 @@ void SchemaRegistryService::handle(registry::HttpRequest request, registry::Done
   if (state == nullptr || state->leader < 0) {
     return retry(std::move(request), std::move(reply), attempt);
   }
-  if (state->leader == broker_.node_id()) {
-    if (!may_serve_as_leader(*state, broker_.node_id(), broker_.may_lead())) {
+  if (state->leader == services_.cluster.node_id()) {
+    if (!services_.cluster.may_serve(*state)) {
       return retry(std::move(request), std::move(reply), attempt);
     }
-    unsigned shard = broker_.shard_for(topic->uid(PartitionId(0)));
+    unsigned shard = services_.shards.shard_for(topic->uid(PartitionId(0)));
     return on_leader_shard(shard, std::move(request), std::move(reply), attempt);
   }
   if (request.forwarded) {
@@ -135,12 +134,12 @@ void SchemaRegistryService::handle(registry::HttpRequest request, registry::Done
   }
   auto host = leader->host;
   auto port = static_cast<uint16_t>(leader->registry_port);
-  broker_.shard(0).post([this, host, port, request = std::move(request), reply = std::move(reply),
-                         attempt]() mutable {
+  services_.shards.shard(0).post([this, host, port, request = std::move(request),
+                                  reply = std::move(reply), attempt]() mutable {
     registry::HttpRequest relayed = request;
     relayed.forwarded = true;
     registry::http_call(
-        broker_.shard(0).io(), host, port, relayed, kForwardTimeout,
+        services_.shards.shard(0).io(), host, port, relayed, kForwardTimeout,
         [this, request, reply = std::move(reply), attempt](Result<registry::Reply> r) mutable {
           // The leader's answer — unless it was not the leader after all.
           bool moved = r && (*r).status == 500 && not_ready(*r);
@@ -156,9 +155,9 @@ void SchemaRegistryService::handle(registry::HttpRequest request, registry::Done
 
 void SchemaRegistryService::on_leader_shard(unsigned shard, registry::HttpRequest request,
                                             registry::Done reply, int attempt) {
-  broker_.shard(shard).post(
+  services_.shards.shard(shard).post(
       [this, shard, request = std::move(request), reply = std::move(reply), attempt]() mutable {
-        registry::Registry* r = broker_.state(shard).schema_registry();
+        registry::Registry* r = services_.shards.state(shard).schema_registry();
         if (r == nullptr) return retry(std::move(request), std::move(reply), attempt);
         registry::serve_request(*r, request, std::move(reply));
       });

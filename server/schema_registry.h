@@ -20,17 +20,16 @@
 #include "base/result.h"
 #include "registry/http_server.h"
 #include "registry/registry.h"
+#include "server/services.h"
 
 namespace strata::server {
-
-class Broker;
 
 class SchemaRegistryService {
  public:
   // Binds the listener (per schema.registry.listeners); requests wait for
   // set_serving(). nullptr when the registry is off, or its default port
   // is taken on this host (a warning).
-  static Result<std::unique_ptr<SchemaRegistryService>> start(Broker& broker);
+  static Result<std::unique_ptr<SchemaRegistryService>> start(Services services);
   ~SchemaRegistryService();
 
   uint16_t port() const { return server_->port(); }
@@ -39,13 +38,13 @@ class SchemaRegistryService {
   void stop();
 
  private:
-  explicit SchemaRegistryService(Broker& broker);
+  explicit SchemaRegistryService(Services services);
   void handle(registry::HttpRequest request, registry::Done reply, int attempt);
   void retry(registry::HttpRequest request, registry::Done reply, int attempt);
   void on_leader_shard(unsigned shard, registry::HttpRequest request, registry::Done reply,
                        int attempt);
 
-  Broker& broker_;
+  Services services_;
   std::unique_ptr<registry::HttpServer> server_;
   // Answers reads while there is no _schemas topic; never written to.
   registry::Registry empty_;
