@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs, idempotently, every Debian package that building Strata needs;
 # with --tests also what the test suite needs (Kafka clients, Node.js and
-# the npm packages of the kafkajs tests, the Redis and NATS servers the
-# strata-bench drivers are tested against, the etcd server the etcd
-# metadata store is tested against); with --cluster the etcd server a
-# cluster (scripts/cluster.sh) runs on; with --bench what the comparison in
-# bench/compare.sh needs on top, Apache Kafka's newest 4.x broker among it
-# (bench/fetch_kafka.sh: into a cache outside the repository). Safe to run
-# again.
+# the npm packages of the kafkajs tests, a JDK with Apache Kafka's Java
+# client and tools in a cache outside the repository (bench/fetch_kafka.sh),
+# the Redis and NATS servers the strata-bench drivers are tested against,
+# the etcd server the etcd metadata store is tested against); with --cluster
+# the etcd server a cluster (scripts/cluster.sh) runs on; with --bench what
+# the comparison in bench/compare.sh needs on top, Apache Kafka's broker
+# among it (the same cache). Safe to run again.
 #
 #   scripts/setup.sh            # build dependencies
 #   scripts/setup.sh --cluster  # and etcd-server
@@ -60,6 +60,9 @@ if [ "$with_tests" = 1 ]; then
     etcd-server
     # packet filters: the replication tests cut brokers off on loopback
     iptables
+    # Apache Kafka's Java client (tests/java, fetched from Maven Central by
+    # bench/fetch_kafka.sh), run by the JDK's source launcher
+    openjdk-17-jdk-headless maven
   )
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
@@ -88,6 +91,6 @@ if [ "$with_tests" = 1 ] && [ -f tests/integration/kafkajs/package-lock.json ]; 
   (cd tests/integration/kafkajs && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-if [ "$with_bench" = 1 ]; then
+if [ "$with_tests" = 1 ]; then
   bench/fetch_kafka.sh >/dev/null
 fi
