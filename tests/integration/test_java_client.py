@@ -9,7 +9,9 @@ broker, through tests/java/ClientCheck.java:
 - the consumer in a classic group, eager (range) and cooperative-sticky,
   committing its offsets, a second run of the group resuming there;
 - a transactional producer's committed and aborted transactions read with
-  read_committed and read_uncommitted.
+  read_committed and read_uncommitted;
+- the Admin client: each call it makes of Strata followed by the call that
+  reads back what it changed.
 """
 import glob
 import json
@@ -151,6 +153,34 @@ class JavaClientTest(unittest.TestCase):
                                             "java-txn-all", 3 * n, "eager", "read_uncommitted"))
         self.assertEqual(sorted(r["value"] for r in everything),
                          sorted(["%s-%d" % (k, i) for k in ("c1", "a", "c2") for i in range(n)]))
+
+    def test_admin_client_calls_and_what_they_changed(self):
+        steps = {r.pop("step"): r for r in self.java("admin", self.broker.bootstrap, "java-admin")}
+        self.assertEqual(steps["describeCluster"]["nodes"], 1)
+        self.assertEqual(steps["createTopics"], {"listed": True, "partitions": 3,
+                                                 "topic_id_set": True})
+        self.assertEqual(steps["createPartitions"], {"partitions": 4})
+        self.assertEqual(steps["incrementalAlterConfigs"],
+                         {"max.message.bytes": "200000", "source": "DYNAMIC_TOPIC_CONFIG",
+                          "retention.ms": "604800000"})
+        self.assertEqual(steps["transactions"], {"state": "Ongoing", "described_state": "Ongoing",
+                                                 "topic_partitions": 1, "same_producer": True})
+        # Ten records and the commit marker on partition 0; the second
+        # transaction's record and its abort marker on 1. The newest
+        # timestamp on 0 is the commit marker's.
+        offsets = steps["listOffsets"]
+        self.assertEqual((offsets["earliest"], offsets["latest"]),
+                         ({"0": 0, "1": 0}, {"0": 11, "1": 2}))
+        self.assertEqual(offsets["max_timestamp_offset"], 10)
+        self.assertEqual(offsets["for_timestamp"], 5)
+        self.assertEqual(steps["deleteRecords"], {"earliest": {"0": 4}})
+        self.assertEqual(steps["describeLogDirs"], {"hosted": True})
+        self.assertEqual(steps["electLeaders"], {"error": "ElectionNotNeededException"})
+        self.assertEqual(steps["describeConsumerGroups"],
+                         {"state": "Stable", "members": 1, "assigned": 4})
+        self.assertEqual(steps["groupOffsets"], {"listed": True, "committed": 8, "altered": 5,
+                                                 "offset_deleted": True, "group_deleted": True})
+        self.assertEqual(steps["deleteTopics"], {"listed": False})
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 //   java -cp '<cache>/lib/*' tests/java/ClientCheck.java produce <bootstrap> <topic> <count> <codec>
 //   java ... consume <bootstrap> <topic> <group> <expected> <eager|cooperative> <isolation>
 //   java ... transactions <bootstrap> <topic> <txn-id> <count>
+//   java ... admin <bootstrap> <topic>
 //
 // Each prints what it saw as lines beginning "RESULT " (one JSON object
 // each) on stdout, for the test to check; the client's own log goes to
@@ -18,7 +19,27 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.DescribeProducersResult;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -43,6 +64,7 @@ public class ClientCheck {
       case "consume" ->
           consume(args[1], args[2], args[3], Integer.parseInt(args[4]), args[5], args[6]);
       case "transactions" -> transactions(args[1], args[2], args[3], Integer.parseInt(args[4]));
+      case "admin" -> admin(args[1], args[2]);
       default -> {
         System.err.println("usage: ClientCheck produce|consume|transactions ...");
         System.exit(2);
@@ -170,6 +192,157 @@ public class ClientCheck {
         }
         result("{\"ended\":" + quote(kind) + "}");
       }
+    }
+  }
+
+  static String offsetsJson(Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> m) {
+    StringBuilder b = new StringBuilder("{");
+    m.entrySet().stream().sorted((x, y) -> x.getKey().partition() - y.getKey().partition())
+        .forEach(e -> {
+          if (b.length() > 1) b.append(',');
+          b.append('"').append(e.getKey().partition()).append("\":").append(e.getValue().offset());
+        });
+    return b.append('}').toString();
+  }
+
+  static Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> listOffsets(
+      Admin admin, String topic, int partitions, OffsetSpec spec) throws Exception {
+    Map<TopicPartition, OffsetSpec> ask = new java.util.HashMap<>();
+    for (int p = 0; p < partitions; p++) ask.put(new TopicPartition(topic, p), spec);
+    return admin.listOffsets(ask).all().get();
+  }
+
+  // The Admin calls Strata serves, each followed by the call that reads back
+  // what it changed; one RESULT per step for the test to check.
+  static void admin(String bootstrap, String topic) throws Exception {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(p)) {
+      var cluster = admin.describeCluster();
+      result("{\"step\":\"describeCluster\",\"nodes\":" + cluster.nodes().get().size()
+          + ",\"controller\":" + cluster.controller().get().id() + ",\"cluster_id\":"
+          + quote(cluster.clusterId().get()) + "}");
+
+      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1)
+          .configs(Map.of("retention.ms", "86400000")))).all().get();
+      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      result("{\"step\":\"createTopics\",\"listed\":" + admin.listTopics().names().get().contains(topic)
+          + ",\"partitions\":" + d.partitions().size() + ",\"topic_id_set\":"
+          + !d.topicId().toString().equals("AAAAAAAAAAAAAAAAAAAAAA") + "}");
+
+      admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(4))).all().get();
+      d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      result("{\"step\":\"createPartitions\",\"partitions\":" + d.partitions().size() + "}");
+
+      ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      admin.incrementalAlterConfigs(Map.of(res, List.of(
+          new AlterConfigOp(new ConfigEntry("max.message.bytes", "200000"), AlterConfigOp.OpType.SET),
+          new AlterConfigOp(new ConfigEntry("retention.ms", null), AlterConfigOp.OpType.DELETE))))
+          .all().get();
+      Config c = admin.describeConfigs(List.of(res)).all().get().get(res);
+      result("{\"step\":\"incrementalAlterConfigs\",\"max.message.bytes\":"
+          + quote(c.get("max.message.bytes").value()) + ",\"source\":"
+          + quote(c.get("max.message.bytes").source().name()) + ",\"retention.ms\":"
+          + quote(c.get("retention.ms").value()) + "}");
+
+      Properties pp = new Properties();
+      pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      pp.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "admin-check-txn");
+      try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp)) {
+        producer.initTransactions();
+        producer.beginTransaction();
+        for (int i = 0; i < 10; i++)
+          producer.send(new ProducerRecord<>(topic, 0, 1_000_000L + i, "k" + i, "v" + i));
+        producer.commitTransaction();
+        // One left open, for the transaction listings below.
+        producer.beginTransaction();
+        producer.send(new ProducerRecord<>(topic, 1, "open", "open")).get();
+        var txns = admin.listTransactions().all().get();
+        TransactionListing mine = txns.stream()
+            .filter(t -> t.transactionalId().equals("admin-check-txn")).findFirst().orElseThrow();
+        var described = admin.describeTransactions(List.of("admin-check-txn")).all().get()
+            .get("admin-check-txn");
+        DescribeProducersResult producers =
+            admin.describeProducers(List.of(new TopicPartition(topic, 1)));
+        var active = producers.partitionResult(new TopicPartition(topic, 1)).get().activeProducers();
+        result("{\"step\":\"transactions\",\"state\":" + quote(mine.state().toString())
+            + ",\"described_state\":" + quote(described.state().toString())
+            + ",\"topic_partitions\":" + described.topicPartitions().size()
+            + ",\"same_producer\":" + (active.size() == 1
+                && active.get(0).producerId() == mine.producerId()) + "}");
+        producer.abortTransaction();
+      }
+
+      var earliest = listOffsets(admin, topic, 2, OffsetSpec.earliest());
+      var latest = listOffsets(admin, topic, 2, OffsetSpec.latest());
+      var maxTs = admin.listOffsets(Map.of(new TopicPartition(topic, 0), OffsetSpec.maxTimestamp()))
+          .all().get().get(new TopicPartition(topic, 0));
+      var byTime = admin.listOffsets(Map.of(new TopicPartition(topic, 0),
+          OffsetSpec.forTimestamp(1_000_005L))).all().get().get(new TopicPartition(topic, 0));
+      result("{\"step\":\"listOffsets\",\"earliest\":" + offsetsJson(earliest) + ",\"latest\":"
+          + offsetsJson(latest) + ",\"max_timestamp\":" + maxTs.timestamp()
+          + ",\"max_timestamp_offset\":" + maxTs.offset() + ",\"for_timestamp\":"
+          + byTime.offset() + "}");
+
+      var lw = admin.deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(4)))
+          .all().get();
+      result("{\"step\":\"deleteRecords\",\"earliest\":"
+          + offsetsJson(listOffsets(admin, topic, 1, OffsetSpec.earliest())) + "}");
+
+      var dirs = admin.describeLogDirs(List.of(cluster.controller().get().id())).allDescriptions().get();
+      boolean hosted = dirs.values().stream().flatMap(m -> m.values().stream())
+          .anyMatch(dd -> dd.replicaInfos().containsKey(new TopicPartition(topic, 0)));
+      result("{\"step\":\"describeLogDirs\",\"hosted\":" + hosted + "}");
+
+      var elected = admin.electLeaders(ElectionType.PREFERRED, Set.of(new TopicPartition(topic, 0)))
+          .partitions().get().get(new TopicPartition(topic, 0));
+      result("{\"step\":\"electLeaders\",\"error\":"
+          + quote(elected.map(e -> e.getClass().getSimpleName()).orElse(null)) + "}");
+
+      // A group: a consumer commits, then the Admin reads, moves and deletes.
+      String group = topic + "-group";
+      Properties cp = new Properties();
+      cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      cp.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+      cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+      cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+      cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+      TopicPartition p0 = new TopicPartition(topic, 0);
+      try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cp)) {
+        consumer.subscribe(List.of(topic));
+        long deadline = System.nanoTime() + CONSUME_DEADLINE.toNanos();
+        while (consumer.assignment().isEmpty() && System.nanoTime() < deadline)
+          consumer.poll(Duration.ofMillis(100));
+        consumer.commitSync(Map.of(p0, new OffsetAndMetadata(8)));
+        ConsumerGroupDescription g =
+            admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+        result("{\"step\":\"describeConsumerGroups\",\"state\":" + quote(g.groupState().toString())
+            + ",\"members\":" + g.members().size() + ",\"assigned\":"
+            + g.members().stream().mapToInt(m -> m.assignment().topicPartitions().size()).sum()
+            + "}");
+      }
+      boolean listed = admin.listGroups().all().get().stream()
+          .map(GroupListing::groupId).anyMatch(group::equals);
+      long committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+          .get(p0).offset();
+      admin.alterConsumerGroupOffsets(group, Map.of(p0, new OffsetAndMetadata(5))).all().get();
+      long altered = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+          .get(p0).offset();
+      admin.deleteConsumerGroupOffsets(group, Set.of(p0)).all().get();
+      boolean gone = !admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+          .containsKey(p0);
+      admin.deleteConsumerGroups(List.of(group)).all().get();
+      boolean deleted = admin.listGroups().all().get().stream()
+          .map(GroupListing::groupId).noneMatch(group::equals);
+      result("{\"step\":\"groupOffsets\",\"listed\":" + listed + ",\"committed\":" + committed
+          + ",\"altered\":" + altered + ",\"offset_deleted\":" + gone + ",\"group_deleted\":"
+          + deleted + "}");
+
+      admin.deleteTopics(List.of(topic)).all().get();
+      result("{\"step\":\"deleteTopics\",\"listed\":"
+          + admin.listTopics().names().get().contains(topic) + "}");
     }
   }
 }
