@@ -3,10 +3,10 @@
 # (org.apache.kafka:kafka_2.13 and its runtime dependencies: the KRaft
 # server, the storage formatter; org.apache.kafka:kafka-tools of the same
 # version: the command-line tools' main classes, the producer perf test
-# among them; with log4j2 behind slf4j so the broker's own log is
-# readable) into a cache outside
-# the repository. Nothing of Kafka is ever committed. bench/kafka.sh runs
-# what this leaves there.
+# among them; org.apache.kafka:kafka-streams, for the Streams tests; log4j2
+# behind slf4j so the broker's own log is readable) into a cache outside the
+# repository. Nothing of Kafka is ever committed. bench/kafka.sh runs what
+# this leaves there; the Java tests (tests/java) take their class path here.
 #
 #   bench/fetch_kafka.sh            # fetch once; later calls reuse the cache
 #   bench/fetch_kafka.sh --refresh  # resolve the newest 4.x again
@@ -22,8 +22,10 @@ case "${1:-}" in
   *) echo "fetch_kafka.sh: unknown option '$1' (only --refresh)" >&2; exit 2 ;;
 esac
 
-# A cache from before the tools were fetched lacks kafka-tools: fetch again.
-if [ "$refresh" = 0 ] && [ -s "$cache/VERSION" ] && compgen -G "$cache/lib/kafka-tools-[0-9]*.jar" >/dev/null; then
+# A cache from before the tools or Streams were fetched lacks them: fetch again.
+if [ "$refresh" = 0 ] && [ -s "$cache/VERSION" ] &&
+  compgen -G "$cache/lib/kafka-tools-[0-9]*.jar" >/dev/null &&
+  compgen -G "$cache/lib/kafka-streams-[0-9]*.jar" >/dev/null; then
   echo "$cache"
   exit 0
 fi
@@ -47,6 +49,10 @@ cat >"$work/pom.xml" <<'EOF'
     </dependency>
     <dependency>
       <groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId>
+      <version>[4.0.0,5.0.0)</version>
+    </dependency>
+    <dependency>
+      <groupId>org.apache.kafka</groupId><artifactId>kafka-streams</artifactId>
       <version>[4.0.0,5.0.0)</version>
     </dependency>
     <dependency>
