@@ -3,6 +3,7 @@
 # with --tests also what the test suite needs (Kafka clients, Node.js and
 # the npm packages of the kafkajs tests, a JDK with Apache Kafka's Java
 # client and tools in a cache outside the repository (bench/fetch_kafka.sh),
+# a current confluent-kafka-python from PyPI in a virtual environment there,
 # the Redis and NATS servers the strata-bench drivers are tested against,
 # the etcd server the etcd metadata store is tested against); with --cluster
 # the etcd server a cluster (scripts/cluster.sh) runs on; with --bench what
@@ -63,6 +64,8 @@ if [ "$with_tests" = 1 ]; then
     # Apache Kafka's Java client (tests/java, fetched from Maven Central by
     # bench/fetch_kafka.sh), run by the JDK's source launcher
     openjdk-17-jdk-headless maven
+    # the virtual environment of the PyPI confluent-kafka
+    python3-venv
   )
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
@@ -93,4 +96,14 @@ fi
 
 if [ "$with_tests" = 1 ]; then
   bench/fetch_kafka.sh >/dev/null
+  # A current confluent-kafka-python from PyPI (with its own librdkafka)
+  # beside Debian's older one: the suite runs its Python tests with both
+  # (tests/CMakeLists.txt). Its virtual environment sees Debian's packages.
+  venv=/var/cache/strata/pypi-venv
+  if ! "$venv/bin/python" -c 'import confluent_kafka, confluent_kafka.schema_registry, sys; sys.exit(confluent_kafka.libversion()[1] < 0x020c0000)' 2>/dev/null; then
+    rm -rf "$venv"
+    /usr/bin/python3 -m venv --system-site-packages "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check \
+      'confluent-kafka[schemaregistry,avro,json,protobuf]>=2.12'
+  fi
 fi
