@@ -618,11 +618,7 @@ Status Log::delete_segments_below(Offset start) {
     compaction_.delete_after_swap_ = true;
     return ok_status();
   }
-  std::vector<std::shared_ptr<Segment>> doomed;
-  for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {
-    if (std::next(it)->first > start) break;
-    doomed.push_back(it->second);
-  }
+  auto doomed = segments_.wholly_below(start);
   for (const auto& seg : doomed)
     segments_.erase(seg->base);
   if (last_entry_ && last_entry_->offset < segments_.begin()->first) last_entry_.reset();
@@ -653,19 +649,7 @@ Status Log::advance_start_offset(Offset offset) {
 Result<size_t> Log::enforce_retention() {
   const auto& cfg = options_.config;
   if (!cfg.cleanup_delete) return size_t{0};
-  TimestampMs now = options_.clock->now_ms();
-  uint64_t total = segments_.size_bytes();
-  std::vector<std::shared_ptr<Segment>> doomed;
-  // Never the active segment: it is the last one.
-  for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) {
-    const auto& seg = it->second;
-    bool expired = cfg.retention_ms >= 0 && seg->retention_time() < now - cfg.retention_ms;
-    bool oversize =
-        cfg.retention_bytes >= 0 && total - seg->size >= static_cast<uint64_t>(cfg.retention_bytes);
-    if (!expired && !oversize) break;
-    doomed.push_back(seg);
-    total -= seg->size;
-  }
+  auto doomed = segments_.expired(options_.clock->now_ms(), cfg.retention_ms, cfg.retention_bytes);
   if (doomed.empty()) return size_t{0};
   Offset new_start = std::next(segments_.find(doomed.back()->base))->first;
   start_offset_ = std::max(start_offset_, new_start);

@@ -113,6 +113,18 @@ class SegmentSet : private std::map<Offset, std::shared_ptr<Segment>> {
       total += seg->size;
     return total;
   }
+
+  // Never the last segment (the active one) in the two below: a log keeps
+  // at least one, and writes only there.
+  //
+  // The closed segments wholly below `start`, oldest first: what moving the
+  // log start to `start` deletes.
+  std::vector<std::shared_ptr<Segment>> wholly_below(Offset start) const;
+  // The closed segments retention deletes at `now`, oldest first: from the
+  // oldest on, while it is older than `retention_ms` (Segment::retention_time)
+  // or the log without it still holds `retention_bytes`; -1 turns either off.
+  std::vector<std::shared_ptr<Segment>> expired(TimestampMs now, int64_t retention_ms,
+                                                int64_t retention_bytes) const;
 };
 
 }  // namespace strata::engine
