@@ -4,7 +4,9 @@
 // partition's leader, and WriteTxnMarkers to abort a hanging transaction
 // by hand, as kafka-transactions.sh abort does).
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,9 @@
 
 namespace strata::tools {
 namespace {
+
+// Kafka's retry.backoff.ms default.
+constexpr auto kCoordinatorRetryBackoff = std::chrono::milliseconds(100);
 
 Error broker_error(int16_t code, const std::string& what) {
   auto e = static_cast<kafka::ErrorCode>(code);
@@ -61,8 +66,17 @@ Status list(const Globals& g, const std::vector<std::string>& states) {
   return ok_status();
 }
 
+// A coordinator moving or still loading: found and asked again, as
+// Kafka's Admin client does.
+bool coordinator_moving(int16_t code) {
+  using kafka::ErrorCode;
+  return code == kafka::code(ErrorCode::kNotCoordinator) ||
+         code == kafka::code(ErrorCode::kCoordinatorNotAvailable) ||
+         code == kafka::code(ErrorCode::kCoordinatorLoadInProgress);
+}
+
 // The broker coordinating `id` (FindCoordinator of key type 1 at the
-// bootstrap broker).
+// bootstrap broker); kUnavailable while there is none yet.
 Result<std::string> coordinator_of(const Globals& g, const std::string& id) {
   kafka::FindCoordinatorRequest req;
   req.key = id;
@@ -71,30 +85,52 @@ Result<std::string> coordinator_of(const Globals& g, const std::string& id) {
   STRATA_ASSIGN_OR_RETURN(auto resp,
                           (wire_call<kafka::FindCoordinatorRequest, kafka::FindCoordinatorResponse>(
                               g, bootstrap, req, 2)));
-  if (resp.error_code != 0) {
-    return broker_error(resp.error_code, "the coordinator of transactional id '" + id + "'");
+  std::string what = "the coordinator of transactional id '" + id + "'";
+  if (coordinator_moving(resp.error_code)) {
+    return Error(Errc::kUnavailable, broker_error(resp.error_code, what).message());
   }
+  if (resp.error_code != 0) return broker_error(resp.error_code, what);
   return fmt::format("{}:{}", resp.host, resp.port);
+}
+
+// `id`'s state from its coordinator, asked again (the coordinator found
+// again) while it is moving or loading — after a broker's restart — until
+// --timeout.
+Result<kafka::DescribeTransactionsResponse::TransactionState> describe_one(const Globals& g,
+                                                                           const std::string& id) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(g.timeout_ms());
+  while (true) {
+    auto where = coordinator_of(g, id);
+    Error moving = where ? Error(Errc::kUnavailable, "") : where.error();
+    if (where) {
+      kafka::DescribeTransactionsRequest req;
+      req.transactional_ids = {id};
+      STRATA_ASSIGN_OR_RETURN(
+          auto resp,
+          (wire_call<kafka::DescribeTransactionsRequest, kafka::DescribeTransactionsResponse>(
+              g, *where, req, 0)));
+      if (resp.transaction_states.size() != 1) {
+        return Error(Errc::kIoError, "DescribeTransactions: not one answer for one id");
+      }
+      auto& s = resp.transaction_states[0];
+      if (s.error_code == kafka::code(kafka::ErrorCode::kTransactionalIdNotFound)) {
+        return Error(Errc::kNotFound, "transactional id '" + id + "' does not exist");
+      }
+      if (s.error_code == 0) return std::move(s);
+      moving = broker_error(s.error_code, "transactional id '" + id + "'");
+      if (!coordinator_moving(s.error_code)) return moving;
+    } else if (where.error().code() != Errc::kUnavailable) {
+      return where.error();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return moving;
+    std::this_thread::sleep_for(kCoordinatorRetryBackoff);
+  }
 }
 
 Status describe(const Globals& g, const std::vector<std::string>& ids) {
   std::vector<kafka::DescribeTransactionsResponse::TransactionState> found;
   for (const auto& id : ids) {
-    STRATA_ASSIGN_OR_RETURN(auto where, coordinator_of(g, id));
-    kafka::DescribeTransactionsRequest req;
-    req.transactional_ids = {id};
-    STRATA_ASSIGN_OR_RETURN(
-        auto resp,
-        (wire_call<kafka::DescribeTransactionsRequest, kafka::DescribeTransactionsResponse>(
-            g, where, req, 0)));
-    if (resp.transaction_states.size() != 1) {
-      return Error(Errc::kIoError, "DescribeTransactions: not one answer for one id");
-    }
-    auto& s = resp.transaction_states[0];
-    if (s.error_code == kafka::code(kafka::ErrorCode::kTransactionalIdNotFound)) {
-      return Error(Errc::kNotFound, "transactional id '" + id + "' does not exist");
-    }
-    if (s.error_code != 0) return broker_error(s.error_code, "transactional id '" + id + "'");
+    STRATA_ASSIGN_OR_RETURN(auto s, describe_one(g, id));
     found.push_back(std::move(s));
   }
   auto partitions = [](const auto& s) {
