@@ -39,8 +39,12 @@ class App:
     """One StreamsCheck process; its RESULT lines collected as they come."""
 
     def __init__(self, lib, mode, bootstrap, app_id, state_dir, rf, log):
-        argv = ["java", "-cp", os.path.join(lib, "*"), SOURCE, mode, bootstrap, app_id, state_dir,
-                "streams-in", "streams-out", str(rf)]
+        # Its temporary files (RocksDB's native library, which a killed JVM
+        # leaves behind) go under the test's directory, removed with it.
+        tmp = os.path.join(os.path.dirname(state_dir), "java-tmp")
+        os.makedirs(tmp, exist_ok=True)
+        argv = ["java", "-Djava.io.tmpdir=" + tmp, "-cp", os.path.join(lib, "*"), SOURCE, mode,
+                bootstrap, app_id, state_dir, "streams-in", "streams-out", str(rf)]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, text=True)
         self.results = []
         self.cond = threading.Condition()
