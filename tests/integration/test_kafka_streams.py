@@ -86,9 +86,22 @@ class App:
 
 
 class StreamsScenario:
-    """The scenario, against `self.kafka` (a Broker or a Cluster: whatever
-    has `bootstrap`) at replication factor `self.rf`; `self.between(phase)`
+    """The scenario, against `self.kafka` (a Broker or a Cluster, from the
+    class's start_kafka: whatever has `bootstrap`) at replication factor `self.rf`; `self.between(phase)`
     runs after each phase's kill (a broker's fault, in the cluster)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.lib = kafka_lib()
+        cls.kafka = cls.start_kafka()
+        cls.tmp = tempfile.mkdtemp(prefix="strata-streams-")
+        cls.log = open(os.path.join(cls.tmp, "app.log"), "w")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.log.close()
+        cls.kafka.__exit__(None, None, None)
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def between(self, phase):
         pass
@@ -168,17 +181,8 @@ class KafkaStreamsTest(StreamsScenario, unittest.TestCase):
     rf = 1
 
     @classmethod
-    def setUpClass(cls):
-        cls.lib = kafka_lib()
-        cls.kafka = Broker(extra_args=["--set", "group.initial.rebalance.delay.ms=0"]).start()
-        cls.tmp = tempfile.mkdtemp(prefix="strata-streams-")
-        cls.log = open(os.path.join(cls.tmp, "app.log"), "w")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.log.close()
-        cls.kafka.__exit__(None, None, None)
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+    def start_kafka(cls):
+        return Broker(extra_args=["--set", "group.initial.rebalance.delay.ms=0"]).start()
 
     def test_exactly_once_aggregate_across_kills_and_a_restore_from_the_changelog(self):
         self.check_exactly_once_across_kills_and_a_restore()

@@ -2,31 +2,18 @@
 replication factor 3 (min.insync.replicas 2): besides the application's
 kills, one broker is SIGKILLed after the first phase and started again after
 the third, and the totals are still exact."""
-import os
-import shutil
-import tempfile
 import unittest
 
 import test_kafka_streams as streams
 from cluster import Cluster
-from test_java_client import kafka_lib
 
 
 class KafkaStreamsClusterTest(streams.StreamsScenario, unittest.TestCase):
     rf = 3
 
     @classmethod
-    def setUpClass(cls):
-        cls.lib = kafka_lib()
-        cls.kafka = Cluster(brokers=3).__enter__()
-        cls.tmp = tempfile.mkdtemp(prefix="strata-streams-")
-        cls.log = open(os.path.join(cls.tmp, "app.log"), "w")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.log.close()
-        cls.kafka.__exit__(None, None, None)
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+    def start_kafka(cls):
+        return Cluster(brokers=3).up()
 
     def between(self, phase):
         if phase == 0:
