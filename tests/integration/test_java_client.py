@@ -46,7 +46,9 @@ def kafka_lib():
     return lib
 
 
-class JavaClientTest(unittest.TestCase):
+class JavaTestCase(unittest.TestCase):
+    """One broker for the class, and the Kafka jars' directory (`lib`)."""
+
     @classmethod
     def setUpClass(cls):
         cls.lib = kafka_lib()
@@ -55,6 +57,9 @@ class JavaClientTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.broker.__exit__(None, None, None)
+
+
+class JavaClientTest(JavaTestCase):
 
     def java(self, *args):
         """Runs ClientCheck; returns its RESULT objects."""

@@ -14,23 +14,14 @@ import unittest
 from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 from confluent_kafka.admin import ConfigResource
 
-from harness import Broker
 from test_confluent import admin, read_all, topic_partitions
-from test_java_client import kafka_lib
+from test_java_client import JavaTestCase
 
 RUN_TIMEOUT_S = 180
 TOOLS = "org.apache.kafka.tools."
 
 
-class KafkaToolsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.lib = kafka_lib()
-        cls.broker = Broker(extra_args=["--set", "group.initial.rebalance.delay.ms=0"]).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.broker.__exit__(None, None, None)
+class KafkaToolsTest(JavaTestCase):
 
     def tool(self, main, *args, expect=0):
         """Runs a tool's main class; returns (stdout, stderr)."""
