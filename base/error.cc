@@ -63,6 +63,12 @@ std::string_view errc_name(Errc code) {
     case Errc::kInvalidTransactionTimeout: return "InvalidTransactionTimeout";
     case Errc::kConcurrentTransactions: return "ConcurrentTransactions";
     case Errc::kProducerFenced: return "ProducerFenced";
+    case Errc::kFencedMemberEpoch: return "FencedMemberEpoch";
+    case Errc::kStaleMemberEpoch: return "StaleMemberEpoch";
+    case Errc::kUnreleasedInstanceId: return "UnreleasedInstanceId";
+    case Errc::kUnsupportedAssignor: return "UnsupportedAssignor";
+    case Errc::kInvalidRegularExpression: return "InvalidRegularExpression";
+    case Errc::kGroupMaxSizeReached: return "GroupMaxSizeReached";
   }
   return "Unknown";
 }

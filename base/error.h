@@ -74,6 +74,12 @@ enum class Errc {
   kInvalidTransactionTimeout,
   kConcurrentTransactions,
   kProducerFenced,
+  kFencedMemberEpoch,         // a consumer-group member's epoch is not its current one
+  kStaleMemberEpoch,          // an offset commit from a member epoch that is not current
+  kUnreleasedInstanceId,      // a static member's instance id still held by a live member
+  kUnsupportedAssignor,       // a server-side assignor the broker does not have
+  kInvalidRegularExpression,  // a subscription regex that does not compile
+  kGroupMaxSizeReached,
 };
 
 // Name of the error code, e.g. "OffsetOutOfRange".

@@ -39,7 +39,7 @@ packages=(
   # libraries the broker links
   librocksdb-dev liburing-dev libboost-dev libprotobuf-dev libprotoc-dev protobuf-compiler
   libspdlog-dev libfmt-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
-  libcli11-dev nlohmann-json3-dev librdkafka-dev libxxhash-dev
+  libcli11-dev nlohmann-json3-dev librdkafka-dev libxxhash-dev libre2-dev
   # the etcd metadata store's client (gRPC, and protoc's gRPC plugin)
   libgrpc++-dev protobuf-compiler-grpc
   # strata-bench's drivers and workload files

@@ -199,6 +199,38 @@ const std::vector<Property>& properties() {
               &C::group_min_session_timeout_ms, 1, kMaxI32),
       integer({"group.max.session.timeout.ms"}, "the longest session a member may ask for",
               &C::group_max_session_timeout_ms, 1, kMaxI32),
+      integer({"group.consumer.session.timeout.ms"},
+              "a consumer-group (KIP-848) member silent this long is removed",
+              &C::group_consumer_session_timeout_ms, 1, kMaxI32),
+      integer({"group.consumer.heartbeat.interval.ms"},
+              "how often consumer-group (KIP-848) members heartbeat",
+              &C::group_consumer_heartbeat_interval_ms, 1, kMaxI32),
+      {{"group.consumer.assignors"},
+       "the consumer groups' server-side assignors, the first the default (uniform,range)",
+       [](C& c, const std::string& k, const std::string& v) -> Status {
+         std::vector<std::string> names;
+         size_t start = 0;
+         while (start <= v.size()) {
+           size_t comma = std::min(v.find(',', start), v.size());
+           std::string name = v.substr(start, comma - start);
+           name.erase(0, name.find_first_not_of(' '));
+           name.erase(name.find_last_not_of(' ') + 1);
+           // Kafka's class names stand for the same assignors.
+           if (name == "org.apache.kafka.coordinator.group.assignor.UniformAssignor")
+             name = "uniform";
+           if (name == "org.apache.kafka.coordinator.group.assignor.RangeAssignor") name = "range";
+           if (name != "uniform" && name != "range") {
+             return bad_value(k, v, "the assignors are uniform and range");
+           }
+           names.push_back(name);
+           start = comma + 1;
+         }
+         c.group_consumer_assignors = std::move(names);
+         return ok_status();
+       },
+       [](const C& c) { return fmt::format("{}", fmt::join(c.group_consumer_assignors, ",")); }},
+      integer({"group.consumer.max.size"}, "the most members a consumer group may have",
+              &C::group_consumer_max_size, 1, kMaxI32),
       integer({"offsets.retention.minutes"}, "an empty group's offsets are kept this long",
               &C::offsets_retention_ms, 1, kMaxI64 / 60000, Shown(true), 60000),
       integer({"offsets.retention.check.interval.ms"}, "how often expired offsets go",

@@ -67,6 +67,11 @@ struct BrokerConfig {
   int32_t group_initial_rebalance_delay_ms = 3000;
   int32_t group_min_session_timeout_ms = 6000;
   int32_t group_max_session_timeout_ms = 1800000;
+  // Consumer groups of KIP-848's protocol.
+  int32_t group_consumer_session_timeout_ms = 45000;
+  int32_t group_consumer_heartbeat_interval_ms = 5000;
+  std::vector<std::string> group_consumer_assignors = {"uniform", "range"};
+  int32_t group_consumer_max_size = INT32_MAX;
   int64_t offsets_retention_ms = 7LL * 24 * 3600 * 1000;
   int64_t offsets_retention_check_interval_ms = 600000;
   // Strata's own: every this many ms each shard logs its disk latencies and

@@ -48,11 +48,23 @@ ShardState::ShardState(Broker& broker, io::Shard& shard)
   gc.min_session_timeout_ms = cfg.group_min_session_timeout_ms;
   gc.max_session_timeout_ms = cfg.group_max_session_timeout_ms;
   gc.offsets_retention_ms = cfg.offsets_retention_ms;
+  gc.consumer_session_timeout_ms = cfg.group_consumer_session_timeout_ms;
+  gc.consumer_heartbeat_interval_ms = cfg.group_consumer_heartbeat_interval_ms;
+  gc.consumer_assignors = cfg.group_consumer_assignors;
+  gc.consumer_max_size = cfg.group_consumer_max_size;
   groups_ = std::make_unique<coordinator::GroupCoordinator>(
-      broker.clock(), timers_, gc, [&broker](const std::string& topic, int32_t p) {
+      broker.clock(), timers_, gc,
+      [&broker](const std::string& topic, int32_t p) {
         auto snap = broker.snapshot();  // keeps what find() points into
         const auto* t = snap->find(topic);
         return t != nullptr && p >= 0 && p < t->partitions;
+      },
+      [&broker] {
+        std::vector<coordinator::TopicMeta> out;
+        auto snap = broker.snapshot();
+        for (const auto& [name, t] : snap->topics)
+          if (!t->internal) out.push_back({name, t->id, t->partitions});
+        return out;
       });
   coordinator::TxnConfig tc;
   tc.max_timeout_ms = cfg.transaction_max_timeout_ms;

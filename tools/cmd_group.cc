@@ -1,15 +1,21 @@
 // strata group list|describe|lag|reset-offsets|delete
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "server/kafka/error_code.h"
+#include "server/kafka/messages/consumer_group_describe.h"
+#include "server/kafka/messages/list_groups.h"
 #include "tools/commands.h"
 #include "tools/output.h"
 #include "tools/time_spec.h"
+#include "tools/wire.h"
 
 namespace strata::tools {
 namespace {
@@ -57,15 +63,73 @@ Result<std::vector<Committed>> committed_offsets(Kafka& k, const std::string& gr
 struct Member {
   std::string id, client_id, host;
   std::optional<std::string> instance_id;
+  std::optional<int32_t> epoch;  // consumer groups: the member epoch
   std::vector<std::pair<std::string, int32_t>> assignment;
 };
 struct Description {
+  std::string type = "classic";  // or "consumer" (KIP-848)
   std::string state;
   std::string assignor;
+  std::optional<int32_t> epoch;  // consumer groups: the group epoch
   std::vector<Member> members;
 };
 
-Result<Description> describe_group(Kafka& k, const std::string& group) {
+// A consumer group (KIP-848) as its coordinator describes it
+// (ConsumerGroupDescribe); nullopt for a classic group or none. Asked again,
+// the coordinator found again, while it moves or loads, until --timeout.
+Result<std::optional<Description>> describe_consumer_group(const Globals& g,
+                                                           const std::string& group) {
+  using kafka::ErrorCode;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(g.timeout_ms());
+  while (true) {
+    auto where = coordinator_of(g, group, 0);
+    Error moving = where ? Error(Errc::kUnavailable, "") : where.error();
+    if (where) {
+      kafka::ConsumerGroupDescribeRequest req;
+      req.group_ids = {group};
+      auto resp =
+          wire_call<kafka::ConsumerGroupDescribeRequest, kafka::ConsumerGroupDescribeResponse>(
+              g, *where, req, 0);
+      // A broker without the API (before Kafka 3.7) has only classic groups.
+      if (!resp) return std::optional<Description>();
+      if (resp->groups.size() != 1) {
+        return Error(Errc::kIoError, "ConsumerGroupDescribe: not one answer for one group");
+      }
+      auto& cg = resp->groups[0];
+      if (cg.error_code == kafka::code(ErrorCode::kGroupIdNotFound)) {
+        return std::optional<Description>();
+      }
+      if (cg.error_code == 0) {
+        Description d;
+        d.type = "consumer";
+        d.state = cg.group_state;
+        d.assignor = cg.assignor_name;
+        d.epoch = cg.group_epoch;
+        for (auto& m : cg.members) {
+          Member mem{m.member_id, m.client_id, m.client_host, m.instance_id, m.member_epoch, {}};
+          for (const auto& tp : m.assignment.topic_partitions)
+            for (int32_t p : tp.partitions)
+              mem.assignment.emplace_back(tp.topic_name, p);
+          std::sort(mem.assignment.begin(), mem.assignment.end());
+          d.members.push_back(std::move(mem));
+        }
+        return std::optional<Description>(std::move(d));
+      }
+      moving = broker_error(cg.error_code, "group '" + group + "'");
+      if (!coordinator_moving(cg.error_code)) return moving;
+    } else if (where.error().code() != Errc::kUnavailable) {
+      return where.error();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return moving;
+    std::this_thread::sleep_for(kCoordinatorRetryBackoff);
+  }
+}
+
+// Either kind of group: a consumer group's own description, else the
+// classic one (DescribeGroups).
+Result<Description> describe_group(const Globals& g, Kafka& k, const std::string& group) {
+  STRATA_ASSIGN_OR_RETURN(auto consumer, describe_consumer_group(g, group));
+  if (consumer) return std::move(*consumer);
   const char* names[] = {group.c_str()};
   STRATA_ASSIGN_OR_RETURN(auto ev,
                           k.admin(RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, [&](auto* o, auto* q) {
@@ -179,32 +243,33 @@ void print_lag(const std::vector<LagRow>& rows) {
   t.print();
 }
 
+// Every group of every broker (ListGroups v5 at each: both kinds, with
+// their type).
 Status list(const Globals& g) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
-  STRATA_TRY(k->metadata());  // fail fast when the cluster is unreachable
-  STRATA_ASSIGN_OR_RETURN(
-      auto ev, k->admin(RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS,
-                        [&](auto* o, auto* q) { rd_kafka_ListConsumerGroups(k->rk(), o, q); }));
-  size_t n = 0;
-  const auto** groups = rd_kafka_ListConsumerGroups_result_valid(
-      rd_kafka_event_ListConsumerGroups_result(ev.get()), &n);
-  std::vector<std::pair<std::string, std::string>> rows;
-  for (size_t i = 0; i < n; ++i) {
-    rows.emplace_back(
-        rd_kafka_ConsumerGroupListing_group_id(groups[i]),
-        rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupListing_state(groups[i])));
+  STRATA_ASSIGN_OR_RETURN(auto md, k->metadata());
+  std::vector<std::tuple<std::string, std::string, std::string>> rows;  // group, type, state
+  for (const auto& b : md.brokers) {
+    STRATA_ASSIGN_OR_RETURN(auto resp,
+                            (wire_call<kafka::ListGroupsRequest, kafka::ListGroupsResponse>(
+                                g, broker_address(b), kafka::ListGroupsRequest{}, 5)));
+    if (resp.error_code != 0) {
+      return broker_error(resp.error_code, fmt::format("ListGroups at broker {}", b.id));
+    }
+    for (auto& grp : resp.groups)
+      rows.emplace_back(grp.group_id, grp.group_type, grp.group_state);
   }
   std::sort(rows.begin(), rows.end());
   if (g.json) {
     nlohmann::json j = nlohmann::json::array();
-    for (const auto& [id, state] : rows)
-      j.push_back({{"group", id}, {"state", state}});
+    for (const auto& [id, type, state] : rows)
+      j.push_back({{"group", id}, {"type", type}, {"state", state}});
     print_json(j);
     return ok_status();
   }
-  Table t({"GROUP", "STATE"});
-  for (const auto& [id, state] : rows)
-    t.add({id, state});
+  Table t({"GROUP", "TYPE", "STATE"});
+  for (const auto& [id, type, state] : rows)
+    t.add({id, type, state});
   t.print();
   return ok_status();
 }
@@ -221,7 +286,7 @@ Status require_exists(const std::string& group, const Description& d,
 Status describe_group(const Globals& g, const std::string& group) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_TRY(k->metadata());
-  STRATA_ASSIGN_OR_RETURN(auto d, describe_group(*k, group));
+  STRATA_ASSIGN_OR_RETURN(auto d, describe_group(g, *k, group));
   STRATA_ASSIGN_OR_RETURN(auto rows, lag_rows(*k, group, d));
   STRATA_TRY(require_exists(group, d, rows));
   if (g.json) {
@@ -230,29 +295,33 @@ Status describe_group(const Globals& g, const std::string& group) {
       nlohmann::json a = nlohmann::json::array();
       for (const auto& [t, p] : m.assignment)
         a.push_back({{"topic", t}, {"partition", p}});
-      members.push_back({{"member_id", m.id},
-                         {"client_id", m.client_id},
-                         {"host", m.host},
-                         {"instance_id",
-                          m.instance_id ? nlohmann::json(*m.instance_id) : nlohmann::json(nullptr)},
-                         {"assignment", a}});
+      nlohmann::json member = {
+          {"member_id", m.id},
+          {"client_id", m.client_id},
+          {"host", m.host},
+          {"instance_id", m.instance_id ? nlohmann::json(*m.instance_id) : nlohmann::json(nullptr)},
+          {"assignment", a}};
+      if (m.epoch) member["epoch"] = *m.epoch;
+      members.push_back(std::move(member));
     }
-    print_json({{"group", group},
-                {"state", d.state},
-                {"assignor", d.assignor},
-                {"members", members},
-                {"offsets", lag_json(rows)}});
+    nlohmann::json out = {{"group", group},     {"type", d.type},
+                          {"state", d.state},   {"assignor", d.assignor},
+                          {"members", members}, {"offsets", lag_json(rows)}};
+    if (d.epoch) out["epoch"] = *d.epoch;
+    print_json(out);
     return ok_status();
   }
-  std::printf("group %s: %s, %zu member(s)%s\n\n", group.c_str(), d.state.c_str(), d.members.size(),
+  std::printf("group %s: %s group, %s, %zu member(s)%s%s\n\n", group.c_str(), d.type.c_str(),
+              d.state.c_str(), d.members.size(),
+              d.epoch ? fmt::format(", epoch {}", *d.epoch).c_str() : "",
               d.assignor.empty() ? "" : (", assignor " + d.assignor).c_str());
   if (!d.members.empty()) {
-    Table t({"MEMBER", "CLIENT", "HOST", "ASSIGNMENT"});
+    Table t({"MEMBER", "CLIENT", "HOST", "EPOCH", "ASSIGNMENT"});
     for (const auto& m : d.members) {
       std::string a;
       for (const auto& [tp, p] : m.assignment)
         a += fmt::format("{}{}[{}]", a.empty() ? "" : ",", tp, p);
-      t.add({m.id, m.client_id, m.host, a});
+      t.add({m.id, m.client_id, m.host, m.epoch ? std::to_string(*m.epoch) : "-", a});
     }
     t.print();
     std::printf("\n");
@@ -264,7 +333,7 @@ Status describe_group(const Globals& g, const std::string& group) {
 Status lag(const Globals& g, const std::string& group) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_TRY(k->metadata());
-  STRATA_ASSIGN_OR_RETURN(auto d, describe_group(*k, group));
+  STRATA_ASSIGN_OR_RETURN(auto d, describe_group(g, *k, group));
   STRATA_ASSIGN_OR_RETURN(auto rows, lag_rows(*k, group, d));
   STRATA_TRY(require_exists(group, d, rows));
   int64_t total = 0;
@@ -304,7 +373,7 @@ Status reset(const Globals& g, const ResetOptions& o) {
   }
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
   STRATA_ASSIGN_OR_RETURN(auto topic, k->topic(o.topic));
-  STRATA_ASSIGN_OR_RETURN(auto d, describe_group(*k, o.group));
+  STRATA_ASSIGN_OR_RETURN(auto d, describe_group(g, *k, o.group));
   if (!d.members.empty()) {
     return Error(Errc::kIoError,
                  fmt::format("group {} has {} active member(s) ({}); offsets can be reset only "

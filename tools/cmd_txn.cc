@@ -13,7 +13,6 @@
 #include "server/kafka/error_code.h"
 #include "server/kafka/messages/describe_producers.h"
 #include "server/kafka/messages/describe_transactions.h"
-#include "server/kafka/messages/find_coordinator.h"
 #include "server/kafka/messages/list_transactions.h"
 #include "server/kafka/messages/write_txn_markers.h"
 #include "tools/commands.h"
@@ -22,14 +21,6 @@
 
 namespace strata::tools {
 namespace {
-
-// Kafka's retry.backoff.ms default.
-constexpr auto kCoordinatorRetryBackoff = std::chrono::milliseconds(100);
-
-Error broker_error(int16_t code, const std::string& what) {
-  auto e = static_cast<kafka::ErrorCode>(code);
-  return Error(Errc::kIoError, fmt::format("{}: {}", what, kafka::error_name(e)));
-}
 
 Status list(const Globals& g, const std::vector<std::string>& states) {
   STRATA_ASSIGN_OR_RETURN(auto k, Kafka::create(g, Kafka::Kind::kProducer));
@@ -66,33 +57,6 @@ Status list(const Globals& g, const std::vector<std::string>& states) {
   return ok_status();
 }
 
-// A coordinator moving or still loading: found and asked again, as
-// Kafka's Admin client does.
-bool coordinator_moving(int16_t code) {
-  using kafka::ErrorCode;
-  return code == kafka::code(ErrorCode::kNotCoordinator) ||
-         code == kafka::code(ErrorCode::kCoordinatorNotAvailable) ||
-         code == kafka::code(ErrorCode::kCoordinatorLoadInProgress);
-}
-
-// The broker coordinating `id` (FindCoordinator of key type 1 at the
-// bootstrap broker); kUnavailable while there is none yet.
-Result<std::string> coordinator_of(const Globals& g, const std::string& id) {
-  kafka::FindCoordinatorRequest req;
-  req.key = id;
-  req.key_type = 1;
-  std::string bootstrap = first_bootstrap(g);
-  STRATA_ASSIGN_OR_RETURN(auto resp,
-                          (wire_call<kafka::FindCoordinatorRequest, kafka::FindCoordinatorResponse>(
-                              g, bootstrap, req, 2)));
-  std::string what = "the coordinator of transactional id '" + id + "'";
-  if (coordinator_moving(resp.error_code)) {
-    return Error(Errc::kUnavailable, broker_error(resp.error_code, what).message());
-  }
-  if (resp.error_code != 0) return broker_error(resp.error_code, what);
-  return fmt::format("{}:{}", resp.host, resp.port);
-}
-
 // `id`'s state from its coordinator, asked again (the coordinator found
 // again) while it is moving or loading — after a broker's restart — until
 // --timeout.
@@ -100,7 +64,7 @@ Result<kafka::DescribeTransactionsResponse::TransactionState> describe_one(const
                                                                            const std::string& id) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(g.timeout_ms());
   while (true) {
-    auto where = coordinator_of(g, id);
+    auto where = coordinator_of(g, id, 1);
     Error moving = where ? Error(Errc::kUnavailable, "") : where.error();
     if (where) {
       kafka::DescribeTransactionsRequest req;

@@ -6,11 +6,41 @@
 #include <unistd.h>
 
 #include "base/big_endian.h"
+#include "server/kafka/error_code.h"
+#include "server/kafka/messages/find_coordinator.h"
 
 namespace strata::tools {
 
 std::string first_bootstrap(const Globals& g) {
   return g.bootstrap.substr(0, g.bootstrap.find(','));
+}
+
+Error broker_error(int16_t code, const std::string& what) {
+  auto e = static_cast<kafka::ErrorCode>(code);
+  return Error(Errc::kIoError, fmt::format("{}: {}", what, kafka::error_name(e)));
+}
+
+bool coordinator_moving(int16_t code) {
+  using kafka::ErrorCode;
+  return code == kafka::code(ErrorCode::kNotCoordinator) ||
+         code == kafka::code(ErrorCode::kCoordinatorNotAvailable) ||
+         code == kafka::code(ErrorCode::kCoordinatorLoadInProgress);
+}
+
+Result<std::string> coordinator_of(const Globals& g, const std::string& key, int8_t key_type) {
+  kafka::FindCoordinatorRequest req;
+  req.key = key;
+  req.key_type = key_type;
+  STRATA_ASSIGN_OR_RETURN(auto resp,
+                          (wire_call<kafka::FindCoordinatorRequest, kafka::FindCoordinatorResponse>(
+                              g, first_bootstrap(g), req, 2)));
+  std::string what =
+      fmt::format("the coordinator of {} '{}'", key_type == 1 ? "transactional id" : "group", key);
+  if (coordinator_moving(resp.error_code)) {
+    return Error(Errc::kUnavailable, broker_error(resp.error_code, what).message());
+  }
+  if (resp.error_code != 0) return broker_error(resp.error_code, what);
+  return fmt::format("{}:{}", resp.host, resp.port);
 }
 
 std::string broker_address(const Kafka::Broker& b) {

@@ -8,6 +8,7 @@
 //                         kafka::ListTransactionsResponse>(g, "127.0.0.1:9092", req, 0);
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "base/result.h"
@@ -23,6 +24,22 @@ std::string broker_address(const Kafka::Broker& b);
 
 // The first broker of --bootstrap, which the wire calls go to.
 std::string first_bootstrap(const Globals& g);
+
+// A broker's error code as an error: "<what>: <KAFKA_NAME>".
+Error broker_error(int16_t code, const std::string& what);
+
+// Kafka's retry.backoff.ms default: the wait before asking a moving
+// coordinator again.
+inline constexpr std::chrono::milliseconds kCoordinatorRetryBackoff{100};
+
+// A coordinator moving or still loading: found and asked again, as Kafka's
+// Admin client does.
+bool coordinator_moving(int16_t code);
+
+// "host:port" of the broker coordinating `key` (FindCoordinator at the
+// bootstrap broker; key type 0 a group, 1 a transactional id);
+// kUnavailable while there is none yet.
+Result<std::string> coordinator_of(const Globals& g, const std::string& key, int8_t key_type);
 
 // Sends a whole request frame to `hostport` and returns the response frame
 // without its size prefix (from the correlation id on).

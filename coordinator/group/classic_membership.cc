@@ -48,6 +48,14 @@ void GroupCoordinator::join(JoinArgs args, std::function<void(JoinResult)> done)
     g = &create(args.group_id);
   }
   if (g->state == GroupState::kDead) return fail(Errc::kCoordinatorNotAvailable);
+  if (g->type == GroupType::kConsumer) {
+    // A consumer group (KIP-848) with members does not take classic ones;
+    // an empty one becomes a classic group.
+    if (!g->empty()) return fail(Errc::kInconsistentGroupProtocol);
+    g->type = GroupType::kClassic;
+    g->consumer = ConsumerGroup{};
+    g->protocol_type.clear();
+  }
   if (!supports_protocols(*g, args)) return fail(Errc::kInconsistentGroupProtocol);
   if (args.member_id.empty()) {
     join_new_member(*g, std::move(args), std::move(done));
@@ -234,7 +242,9 @@ void GroupCoordinator::join_known_member(Group& g, JoinArgs args,
       schedule_heartbeat(g, m);
       return done(current_join_result(g, m));
     case GroupState::kEmpty:
-    case GroupState::kDead: r.error = Errc::kUnknownMemberId; return done(r);
+    case GroupState::kDead:
+    case GroupState::kAssigning:  // consumer-group states: never a classic group's
+    case GroupState::kReconciling: r.error = Errc::kUnknownMemberId; return done(r);
   }
 }
 
@@ -496,7 +506,9 @@ void GroupCoordinator::sync(SyncArgs args, std::function<void(SyncResult)> done)
   }
   Member& m = it->second;
   switch (g->state) {
-    case GroupState::kEmpty: return fail(Errc::kUnknownMemberId);
+    case GroupState::kEmpty:
+    case GroupState::kAssigning:  // consumer-group states: never a classic group's
+    case GroupState::kReconciling: return fail(Errc::kUnknownMemberId);
     case GroupState::kPreparingRebalance: return fail(Errc::kRebalanceInProgress);
     case GroupState::kDead: return fail(Errc::kCoordinatorNotAvailable);
     case GroupState::kStable:

@@ -17,13 +17,25 @@ std::string_view state_name(GroupState state) {
     case GroupState::kCompletingRebalance: return "CompletingRebalance";
     case GroupState::kStable: return "Stable";
     case GroupState::kDead: return "Dead";
+    case GroupState::kAssigning: return "Assigning";
+    case GroupState::kReconciling: return "Reconciling";
   }
   return "Unknown";
 }
 
+std::string_view type_name(GroupType type) {
+  return type == GroupType::kConsumer ? "consumer" : "classic";
+}
+
 GroupCoordinator::GroupCoordinator(const Clock& clock, Timers& timers, GroupConfig config,
-                                   PartitionExists exists)
-    : clock_(clock), timers_(timers), config_(config), exists_(std::move(exists)) {}
+                                   PartitionExists exists, TopicsView topics)
+    : clock_(clock),
+      timers_(timers),
+      config_(std::move(config)),
+      exists_(std::move(exists)),
+      topics_(std::move(topics)) {
+  if (config_.consumer_assignors.empty()) config_.consumer_assignors = {"uniform", "range"};
+}
 
 GroupCoordinator::~GroupCoordinator() {
   for (auto& [id, g] : groups_) {
@@ -33,6 +45,8 @@ GroupCoordinator::~GroupCoordinator() {
     }
     for (auto& [mid, t] : g->pending_timers)
       timers_.cancel(t);
+    for (auto& [mid, m] : g->consumer.members)
+      cancel_consumer_timers(m);
   }
 }
 
@@ -73,6 +87,8 @@ void GroupCoordinator::unhost(int32_t partition) {
     if (g.join_timer) timers_.cancel(g.join_timer);
     for (auto& [mid, t] : g.pending_timers)
       timers_.cancel(t);
+    for (auto& [mid, m] : g.consumer.members)
+      cancel_consumer_timers(m);
     it = groups_.erase(it);
   }
 }
@@ -123,7 +139,7 @@ std::vector<GroupListing> GroupCoordinator::list() const {
   std::vector<GroupListing> out;
   for (const auto& [id, g] : groups_) {
     if (g->state == GroupState::kDead) continue;
-    out.push_back(GroupListing{id, g->protocol_type, g->state});
+    out.push_back(GroupListing{id, g->protocol_type, g->state, g->type});
   }
   return out;
 }
@@ -136,7 +152,9 @@ DescribedGroup GroupCoordinator::describe(const std::string& group_id) const {
     return out;
   }
   const Group* g = find(group_id);
-  if (g == nullptr) return out;  // Dead, no error: what Kafka answers
+  // Dead, no error: what Kafka answers up to DescribeGroups v5 for a group
+  // it does not have, or that is not a classic group.
+  if (g == nullptr || g->type != GroupType::kClassic) return out;
   out.state = g->state;
   out.protocol_type = g->protocol_type;
   bool stable = g->state == GroupState::kStable;
@@ -157,7 +175,7 @@ void GroupCoordinator::delete_group(const std::string& group_id, std::function<v
   Group* g = find(group_id);
   OffsetsStore* store = store_for(group_id);
   if (g == nullptr || g->state == GroupState::kDead) return done(Errc::kGroupIdNotFound);
-  if (!g->members.empty() || g->state != GroupState::kEmpty) return done(Errc::kNonEmptyGroup);
+  if (!g->empty() || g->state != GroupState::kEmpty) return done(Errc::kNonEmptyGroup);
   auto committed = store->committed_all(group_id);
   if (!committed) return done(Errc::kCoordinatorNotAvailable);
   std::vector<GroupRecord> tombstones;

@@ -46,7 +46,8 @@ class GroupCoordinator {
   // Whether a topic partition exists (offsets are committed only for those).
   using PartitionExists = std::function<bool(const std::string& topic, int32_t partition)>;
 
-  GroupCoordinator(const Clock& clock, Timers& timers, GroupConfig config, PartitionExists exists);
+  GroupCoordinator(const Clock& clock, Timers& timers, GroupConfig config, PartitionExists exists,
+                   TopicsView topics);
   ~GroupCoordinator();
 
   // Starts serving the groups of `partition`, with what was loaded from its
@@ -79,8 +80,15 @@ class GroupCoordinator {
   // The error every request for `group_id` gets before any work, if any.
   std::optional<Errc> routing_error(const std::string& group_id) const;
 
+  // KIP-848 consumer groups (consumer_membership.cc).
+  void consumer_heartbeat(ConsumerHeartbeatArgs args,
+                          std::function<void(ConsumerHeartbeatResult)> done);
+  DescribedConsumerGroup describe_consumer(const std::string& group_id) const;
+
  private:
   struct Member;
+  struct ConsumerMember;
+  struct ConsumerGroup;
   struct Group;
 
   Group* find(const std::string& id);
@@ -108,10 +116,26 @@ class GroupCoordinator {
   void set_state(Group& g, GroupState s);
   OffsetsStore* store_for(const std::string& group_id) const;
 
+  // consumer_membership.cc
+  Result<ConsumerMember*> consumer_join(Group& g, const ConsumerHeartbeatArgs& args);
+  Status validate_consumer_args(const ConsumerHeartbeatArgs& args) const;
+  bool update_consumer_member(ConsumerMember& m, const ConsumerHeartbeatArgs& args);
+  std::vector<TopicMeta> consumer_subscribed_topics(const ConsumerGroup& cg) const;
+  void refresh_consumer_target(Group& g, bool changed);
+  void reconcile(Group& g, ConsumerMember& m, const std::optional<Assignment>& owned);
+  void release(ConsumerGroup& cg, const std::string& member_id, const Assignment& partitions);
+  void remove_consumer_member(Group& g, const std::string& member_id, const char* why);
+  void schedule_consumer_session(Group& g, ConsumerMember& m);
+  void cancel_consumer_timers(ConsumerMember& m);
+  GroupState consumer_state(const Group& g) const;
+  void update_consumer_state(Group& g);
+  Errc check_consumer_commit(Group& g, const CommitArgs& args);
+
   const Clock& clock_;
   Timers& timers_;
   GroupConfig config_;
   PartitionExists exists_;
+  TopicsView topics_;
   std::unordered_map<int32_t, OffsetsStore*> stores_;
   std::map<std::string, std::unique_ptr<Group>> groups_;
   uint64_t member_counter_ = 0;

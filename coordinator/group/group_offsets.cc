@@ -19,6 +19,8 @@ void GroupCoordinator::commit(CommitArgs args, std::function<void(std::vector<Er
     g = &create(args.group_id);
   } else if (g->state == GroupState::kDead) {
     return all(Errc::kCoordinatorNotAvailable);
+  } else if (g->type == GroupType::kConsumer) {
+    if (Errc e = check_consumer_commit(*g, args); e != Errc::kOk) return all(e);
   } else {
     if (args.instance_id) {
       auto s = g->static_members.find(*args.instance_id);
@@ -106,6 +108,8 @@ void GroupCoordinator::delete_offsets(const std::string& group_id,
   Group* g = find(group_id);
   if (g == nullptr || g->state == GroupState::kDead) return done(Errc::kGroupIdNotFound, {});
   std::set<std::string> subscribed;
+  for (const auto& t : consumer_subscribed_topics(g->consumer))
+    subscribed.insert(t.name);
   if (g->protocol_type == "consumer" && g->protocol) {
     for (const auto& [id, m] : g->members) {
       if (const Bytes* meta = m.metadata_for(*g->protocol)) {
@@ -139,7 +143,7 @@ void GroupCoordinator::expire_offsets() {
   int64_t now = clock_.now_ms();
   std::vector<std::string> emptied;
   for (auto& [id, g] : groups_) {
-    if (g->state != GroupState::kEmpty || !g->members.empty()) continue;
+    if (g->state != GroupState::kEmpty || !g->empty()) continue;
     OffsetsStore* store = store_for(id);
     if (store == nullptr) continue;
     auto committed = store->committed_all(id);

@@ -5,19 +5,40 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/error.h"
+#include "coordinator/cluster_metadata.h"
 #include "coordinator/group/group_records.h"
 
 namespace strata::coordinator {
 
-enum class GroupState { kEmpty, kPreparingRebalance, kCompletingRebalance, kStable, kDead };
+// Classic groups go Empty → PreparingRebalance → CompletingRebalance →
+// Stable; consumer groups (KIP-848) are Empty, Reconciling (a member has not
+// reached the target assignment yet) or Stable. Either may be Dead (deleted).
+enum class GroupState {
+  kEmpty,
+  kPreparingRebalance,
+  kCompletingRebalance,
+  kStable,
+  kDead,
+  kAssigning,
+  kReconciling,
+};
 // "Empty", "PreparingRebalance", ... as DescribeGroups and ListGroups show them.
 std::string_view state_name(GroupState state);
+
+// The protocol a group speaks: the classic JoinGroup/SyncGroup one, or
+// KIP-848's ConsumerGroupHeartbeat.
+enum class GroupType { kClassic, kConsumer };
+// "classic" or "consumer", as ListGroups shows them.
+std::string_view type_name(GroupType type);
 
 struct GroupConfig {
   int32_t min_session_timeout_ms = 6000;
@@ -25,7 +46,26 @@ struct GroupConfig {
   int32_t initial_rebalance_delay_ms = 3000;
   int64_t offsets_retention_ms = 7LL * 24 * 3600 * 1000;
   int32_t max_metadata_bytes = 4096;
+  // Consumer groups (KIP-848): a member silent this long is removed; members
+  // heartbeat this often; the server-side assignors, the first the default.
+  int32_t consumer_session_timeout_ms = 45000;
+  int32_t consumer_heartbeat_interval_ms = 5000;
+  std::vector<std::string> consumer_assignors = {"uniform", "range"};
+  int32_t consumer_max_size = INT32_MAX;
 };
+
+// A topic as a consumer group's assignor sees it.
+struct TopicMeta {
+  std::string name;
+  TopicId id{};
+  int32_t partitions = 0;
+  bool operator==(const TopicMeta&) const = default;
+};
+// The cluster's topics now (internal ones excluded).
+using TopicsView = std::function<std::vector<TopicMeta>()>;
+
+// Partitions by topic id: a consumer-group member's assignment.
+using Assignment = std::map<TopicId, std::set<int32_t>>;
 
 using Bytes = std::vector<std::byte>;
 
@@ -132,6 +172,57 @@ struct GroupListing {
   std::string group_id;
   std::string protocol_type;
   GroupState state = GroupState::kEmpty;
+  GroupType type = GroupType::kClassic;
+};
+
+// ConsumerGroupHeartbeat. Each optional field is absent when unchanged
+// since the member's last heartbeat.
+struct ConsumerHeartbeatArgs {
+  std::string group_id;
+  std::string member_id;     // empty on a v0 join: the coordinator picks one
+  int32_t member_epoch = 0;  // 0 join, -1 leave, -2 static member leaving for now
+  std::optional<std::string> instance_id;
+  std::optional<std::string> rack_id;
+  int32_t rebalance_timeout_ms = -1;
+  std::optional<std::vector<std::string>> subscribed_topic_names;
+  std::optional<std::string> subscribed_topic_regex;
+  std::optional<std::string> server_assignor;
+  std::optional<Assignment> owned;  // the partitions the member owns now
+  std::string client_id;
+  std::string client_host;
+};
+
+struct ConsumerHeartbeatResult {
+  Errc error = Errc::kOk;
+  std::string message;
+  std::string member_id;
+  int32_t member_epoch = 0;
+  int32_t heartbeat_interval_ms = 0;
+  std::optional<Assignment> assignment;  // nullopt: unchanged
+};
+
+struct DescribedConsumerMember {
+  std::string member_id;
+  std::optional<std::string> instance_id;
+  std::optional<std::string> rack_id;
+  int32_t member_epoch = 0;
+  std::string client_id;
+  std::string client_host;
+  std::vector<std::string> subscribed_topic_names;
+  std::optional<std::string> subscribed_topic_regex;
+  Assignment assignment;
+  Assignment target;
+};
+
+struct DescribedConsumerGroup {
+  Errc error = Errc::kOk;
+  std::string message;
+  std::string group_id;
+  GroupState state = GroupState::kDead;
+  int32_t group_epoch = 0;
+  int32_t assignment_epoch = 0;
+  std::string assignor;
+  std::vector<DescribedConsumerMember> members;
 };
 
 struct DescribedMember {

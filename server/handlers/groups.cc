@@ -1,7 +1,8 @@
-// The consumer-group APIs. Each group lives on the shard that hosts its
-// __consumer_offsets partition (abs(javaHash(group)) % 50); requests are
-// forwarded there, run by that shard's GroupCoordinator, and answered back
-// on the connection's shard.
+// The group APIs of the classic protocol and those both kinds of group
+// share (offsets, listing, deleting). Each group lives on the shard that
+// hosts its __consumer_offsets partition (abs(javaHash(group)) % 50);
+// requests are forwarded there (group_route.h), run by that shard's
+// GroupCoordinator, and answered back on the connection's shard.
 #include <set>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "coordinator/group/group_records.h"
 #include "coordinator/txn/txn_records.h"
 #include "server/handlers/coordinator_route.h"
+#include "server/handlers/group_route.h"
 #include "server/handlers/handlers.h"
 #include "server/kafka/error_code.h"
 #include "server/partition_route.h"
@@ -23,28 +25,6 @@ using coordinator::GroupCoordinator;
 using kafka::ErrorCode;
 
 using kafka::code;
-
-// Runs `fn` with the coordinator of `group` on its shard, `reply` on `origin`
-// (on_coordinator_shard).
-template <typename R>
-void on_group_shard(Services services, unsigned origin, const std::string& group,
-                    std::function<void(GroupCoordinator&, std::function<void(R)>)> fn,
-                    std::function<void(R)> reply, std::function<R(Errc)> unavailable) {
-  on_coordinator_shard<R>(
-      services, origin, coordinator::kOffsetsTopic, coordinator::offsets_partition_for(group),
-      [fn = std::move(fn)](ShardState& s, std::function<void(R)> done) {
-        fn(s.groups(), std::move(done));
-      },
-      std::move(reply),
-      [unavailable = std::move(unavailable)](ErrorCode e) {
-        return unavailable(kafka::to_errc(e));
-      });
-}
-
-std::string client_host(const RequestContext& ctx) {
-  auto colon = ctx.peer().rfind(':');
-  return "/" + (colon == std::string::npos ? ctx.peer() : ctx.peer().substr(0, colon));
-}
 
 }  // namespace
 
@@ -387,52 +367,37 @@ void list_groups(const RequestContext& ctx, kafka::ListGroupsRequest req,
     std::vector<coordinator::GroupListing> groups;
   };
   auto gather = std::make_shared<Gather>(Gather{services.shards.shard_count(), {}});
-  std::set<std::string> states(req.states_filter.begin(), req.states_filter.end());
+  // Kafka matches both filters without regard to case.
+  auto lower = [](std::string s) {
+    for (auto& c : s)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::set<std::string> states, types;
+  for (const auto& s : req.states_filter)
+    states.insert(lower(s));
+  for (const auto& t : req.types_filter)
+    types.insert(lower(t));
   unsigned origin = ctx.shard.id();
   for (unsigned s = 0; s < services.shards.shard_count(); ++s) {
-    services.shards.shard(s).post([services, s, origin, gather, states, out] {
+    services.shards.shard(s).post([services, s, origin, gather, states, types, lower, out] {
       auto listed = services.shards.state(s).groups().list();
       services.shards.shard(origin).post(
-          [gather, listed = std::move(listed), states, out]() mutable {
+          [gather, listed = std::move(listed), states, types, lower, out]() mutable {
             for (auto& g : listed)
               gather->groups.push_back(std::move(g));
             if (--gather->left > 0) return;
             kafka::ListGroupsResponse resp;
             for (const auto& g : gather->groups) {
               std::string state(coordinator::state_name(g.state));
-              if (!states.empty() && !states.count(state)) continue;
-              resp.groups.push_back({g.group_id, g.protocol_type, state});
+              std::string type(coordinator::type_name(g.type));
+              if (!states.empty() && !states.count(lower(state))) continue;
+              if (!types.empty() && !types.count(type)) continue;
+              resp.groups.push_back({g.group_id, g.protocol_type, state, type});
             }
             out.send(resp);
           });
     });
-  }
-}
-
-// Runs one per-group operation for each named group and answers when all did.
-template <typename R>
-void for_each_group(
-    const RequestContext& ctx, const std::vector<std::string>& groups,
-    std::function<void(GroupCoordinator&, const std::string&, std::function<void(R)>)> fn,
-    std::function<R(const std::string&, Errc)> unavailable,
-    std::function<void(std::vector<R>)> done) {
-  if (groups.empty()) return done({});
-  auto results = std::make_shared<std::vector<std::optional<R>>>(groups.size());
-  auto left = std::make_shared<size_t>(groups.size());
-  for (size_t i = 0; i < groups.size(); ++i) {
-    std::string g = groups[i];
-    on_group_shard<R>(
-        ctx.services(), ctx.shard.id(), g,
-        [fn, g](GroupCoordinator& gc, std::function<void(R)> cb) { fn(gc, g, std::move(cb)); },
-        [results, left, i, done](R r) {
-          (*results)[i] = std::move(r);
-          if (--*left > 0) return;
-          std::vector<R> out;
-          for (auto& x : *results)
-            out.push_back(std::move(*x));
-          done(std::move(out));
-        },
-        [unavailable, g](Errc e) { return unavailable(g, e); });
   }
 }
 

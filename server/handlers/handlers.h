@@ -84,4 +84,10 @@ void delete_groups(const RequestContext& ctx, kafka::DeleteGroupsRequest req,
 void offset_delete(const RequestContext& ctx, kafka::OffsetDeleteRequest req,
                    Responder<kafka::OffsetDeleteResponse> out);
 
+// Consumer groups of KIP-848's protocol (handlers/consumer_groups.cc).
+void consumer_group_heartbeat(const RequestContext& ctx, kafka::ConsumerGroupHeartbeatRequest req,
+                              Responder<kafka::ConsumerGroupHeartbeatResponse> out);
+void consumer_group_describe(const RequestContext& ctx, kafka::ConsumerGroupDescribeRequest req,
+                             Responder<kafka::ConsumerGroupDescribeResponse> out);
+
 }  // namespace strata::server::handlers

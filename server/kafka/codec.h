@@ -22,7 +22,8 @@
 // std::optional<std::string> as nullable string, Bytes as bytes,
 // std::optional<Bytes> as nullable bytes, Records as records,
 // std::vector<T> as array, std::optional<std::vector<T>> as nullable array,
-// and a struct with visit() as a nested struct. Flexible versions switch to
+// a struct with visit() as a nested struct and std::optional<Struct> as a
+// nullable one (an int8 marker, -1 for null, before it). Flexible versions switch to
 // compact lengths and add a tagged-field section to every struct.
 //
 // The Reader checks every length and count against the bytes that remain
@@ -303,6 +304,20 @@ class Reader {
       if (!ok()) return;
     }
   }
+  // A nullable struct: an int8 marker (-1 null, 1 present), then the struct.
+  template <typename T>
+  requires std::is_class_v<T>
+  void read(std::optional<T>& v, bool nullable) {
+    auto marker = fixed<int8_t>();
+    if (!ok()) return;
+    if (marker < 0) {
+      if (!nullable) fail("null in a non-nullable struct");
+      v.reset();
+      return;
+    }
+    v.emplace();
+    read_struct(*v);
+  }
   template <typename T>
   requires std::is_class_v<T>
   void read(T& s, bool) { read_struct(s); }
@@ -451,6 +466,13 @@ class Writer {
   void write(const std::optional<std::vector<T>>& v, bool nullable) {
     if (!v) return length(nullable ? -1 : 0, true);
     write(*v, nullable);
+  }
+  template <typename T>
+  requires std::is_class_v<T>
+  void write(const std::optional<T>& v, bool nullable) {
+    if (!v && nullable) return fixed<int8_t>(-1);
+    fixed<int8_t>(1);
+    write_struct(v ? *v : T{});
   }
   template <typename T>
   requires std::is_class_v<T>

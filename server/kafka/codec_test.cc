@@ -67,6 +67,8 @@ TEST(Codec, EveryMessageRoundTripsAtEveryVersion) {
   round_trip_api<JoinGroupRequest, JoinGroupResponse>();
   round_trip_api<SyncGroupRequest, SyncGroupResponse>();
   round_trip_api<HeartbeatRequest, HeartbeatResponse>();
+  round_trip_api<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse>();
+  round_trip_api<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse>();
   round_trip_api<LeaveGroupRequest, LeaveGroupResponse>();
   round_trip_api<OffsetCommitRequest, OffsetCommitResponse>();
   round_trip_api<OffsetFetchRequest, OffsetFetchResponse>();

@@ -55,6 +55,12 @@ std::string_view error_name(ErrorCode e) {
     case ErrorCode::kOperationNotAttempted: return "OPERATION_NOT_ATTEMPTED";
     case ErrorCode::kKafkaStorageError: return "KAFKA_STORAGE_ERROR";
     case ErrorCode::kGroupIdNotFound: return "GROUP_ID_NOT_FOUND";
+    case ErrorCode::kGroupMaxSizeReached: return "GROUP_MAX_SIZE_REACHED";
+    case ErrorCode::kFencedMemberEpoch: return "FENCED_MEMBER_EPOCH";
+    case ErrorCode::kUnreleasedInstanceId: return "UNRELEASED_INSTANCE_ID";
+    case ErrorCode::kUnsupportedAssignor: return "UNSUPPORTED_ASSIGNOR";
+    case ErrorCode::kStaleMemberEpoch: return "STALE_MEMBER_EPOCH";
+    case ErrorCode::kInvalidRegularExpression: return "INVALID_REGULAR_EXPRESSION";
     case ErrorCode::kFetchSessionIdNotFound: return "FETCH_SESSION_ID_NOT_FOUND";
     case ErrorCode::kFencedLeaderEpoch: return "FENCED_LEADER_EPOCH";
     case ErrorCode::kUnknownLeaderEpoch: return "UNKNOWN_LEADER_EPOCH";
@@ -130,6 +136,12 @@ ErrorCode to_error_code(Errc errc) {
     case Errc::kInvalidTransactionTimeout: return ErrorCode::kInvalidTransactionTimeout;
     case Errc::kConcurrentTransactions: return ErrorCode::kConcurrentTransactions;
     case Errc::kProducerFenced: return ErrorCode::kProducerFenced;
+    case Errc::kFencedMemberEpoch: return ErrorCode::kFencedMemberEpoch;
+    case Errc::kStaleMemberEpoch: return ErrorCode::kStaleMemberEpoch;
+    case Errc::kUnreleasedInstanceId: return ErrorCode::kUnreleasedInstanceId;
+    case Errc::kUnsupportedAssignor: return ErrorCode::kUnsupportedAssignor;
+    case Errc::kInvalidRegularExpression: return ErrorCode::kInvalidRegularExpression;
+    case Errc::kGroupMaxSizeReached: return ErrorCode::kGroupMaxSizeReached;
   }
   return ErrorCode::kUnknownServerError;
 }
@@ -164,6 +176,12 @@ Errc to_errc(ErrorCode code) {
     case ErrorCode::kInvalidTransactionTimeout: return Errc::kInvalidTransactionTimeout;
     case ErrorCode::kConcurrentTransactions: return Errc::kConcurrentTransactions;
     case ErrorCode::kProducerFenced: return Errc::kProducerFenced;
+    case ErrorCode::kFencedMemberEpoch: return Errc::kFencedMemberEpoch;
+    case ErrorCode::kStaleMemberEpoch: return Errc::kStaleMemberEpoch;
+    case ErrorCode::kUnreleasedInstanceId: return Errc::kUnreleasedInstanceId;
+    case ErrorCode::kUnsupportedAssignor: return Errc::kUnsupportedAssignor;
+    case ErrorCode::kInvalidRegularExpression: return Errc::kInvalidRegularExpression;
+    case ErrorCode::kGroupMaxSizeReached: return Errc::kGroupMaxSizeReached;
     default: return Errc::kInternal;
   }
 }

@@ -75,6 +75,12 @@ enum class ErrorCode : int16_t {
   kProducerFenced = 90,
   kTransactionalIdNotFound = 105,
   kUnknownTopicId = 100,
+  kGroupMaxSizeReached = 81,
+  kFencedMemberEpoch = 110,
+  kUnreleasedInstanceId = 111,
+  kUnsupportedAssignor = 112,
+  kStaleMemberEpoch = 113,
+  kInvalidRegularExpression = 128,
 };
 
 inline int16_t code(ErrorCode e) {

@@ -57,6 +57,8 @@ int main(int argc, char** argv) {
   seeds<JoinGroupRequest>(dir);
   seeds<SyncGroupRequest>(dir);
   seeds<HeartbeatRequest>(dir);
+  seeds<ConsumerGroupHeartbeatRequest>(dir);
+  seeds<ConsumerGroupDescribeRequest>(dir);
   seeds<LeaveGroupRequest>(dir);
   seeds<OffsetCommitRequest>(dir);
   seeds<OffsetFetchRequest>(dir);

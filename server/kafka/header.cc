@@ -50,6 +50,8 @@ constexpr std::array kApis = {
     info<DescribeProducersRequest>("DescribeProducers"),
     info<DescribeTransactionsRequest>("DescribeTransactions"),
     info<ListTransactionsRequest>("ListTransactions"),
+    info<ConsumerGroupHeartbeatRequest>("ConsumerGroupHeartbeat"),
+    info<ConsumerGroupDescribeRequest>("ConsumerGroupDescribe"),
 };
 
 }  // namespace

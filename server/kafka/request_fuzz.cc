@@ -57,6 +57,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case JoinGroupRequest::kApiKey: check<JoinGroupRequest>(frame, *h); break;
     case SyncGroupRequest::kApiKey: check<SyncGroupRequest>(frame, *h); break;
     case HeartbeatRequest::kApiKey: check<HeartbeatRequest>(frame, *h); break;
+    case ConsumerGroupHeartbeatRequest::kApiKey:
+      check<ConsumerGroupHeartbeatRequest>(frame, *h);
+      break;
+    case ConsumerGroupDescribeRequest::kApiKey:
+      check<ConsumerGroupDescribeRequest>(frame, *h);
+      break;
     case LeaveGroupRequest::kApiKey: check<LeaveGroupRequest>(frame, *h); break;
     case OffsetCommitRequest::kApiKey: check<OffsetCommitRequest>(frame, *h); break;
     case OffsetFetchRequest::kApiKey: check<OffsetFetchRequest>(frame, *h); break;

@@ -1,15 +1,18 @@
 """One confluent-kafka consumer-group member, run as its own process by
-test_groups.py (/usr/bin/python3 group_member.py --bootstrap ... --group ...).
+test_groups.py (/usr/bin/python3 group_member.py --bootstrap ... --group ...)
+and, with the PyPI client and --protocol consumer (KIP-848), by
+test_consumer_groups.py.
 
 It subscribes and prints one JSON line on stdout (flushed) for each event:
 
   {"event": "started", "pid": n}
   {"event": "assign"|"revoke"|"lost", "delta": [[topic, partition], ...],
-   "assignment": [[topic, partition], ...], "incremental": bool}
+   "assignment": [[topic, partition], ...], "incremental": bool, "t": seconds}
       after each rebalance callback; "assignment" is what the member owns
       once the callback is applied (eager protocols: assign gives the whole
-      set and revoke empties it; cooperative-sticky: assign adds and revoke
-      removes the delta).
+      set and revoke empties it; cooperative-sticky and the consumer
+      protocol: assign adds and revoke removes the delta); "t" is the wall
+      clock when the callback ran.
   {"event": "message", "topic", "partition", "offset", "value"}
       for every message processed, printed before its offset is committed.
   {"event": "committed", "offsets": [[topic, partition, offset], ...]}
@@ -30,6 +33,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
@@ -50,6 +54,7 @@ def main():
     ap.add_argument("--session-timeout-ms", type=int, default=6000)
     ap.add_argument("--heartbeat-interval-ms", type=int, default=500)
     ap.add_argument("--commit", choices=("sync", "none"), default="sync")
+    ap.add_argument("--protocol", choices=("classic", "consumer"), default="classic")
     ap.add_argument("--debug", default="")
     args = ap.parse_args()
 
@@ -63,7 +68,7 @@ def main():
     threading.Thread(target=read_stdin, daemon=True).start()
     signal.signal(signal.SIGTERM, lambda *_: commands.put("close"))
 
-    cooperative = args.strategy == "cooperative-sticky"
+    cooperative = args.strategy == "cooperative-sticky" or args.protocol == "consumer"
     owned = set()
 
     def on_change(kind):
@@ -80,7 +85,8 @@ def main():
                     owned.difference_update(delta)
                 else:
                     owned.clear()
-            emit(event=kind, delta=sorted(delta), assignment=sorted(owned), incremental=cooperative)
+            emit(event=kind, delta=sorted(delta), assignment=sorted(owned), incremental=cooperative,
+                 t=time.time())
         return cb
 
     def on_stats(raw):
@@ -92,9 +98,6 @@ def main():
         "bootstrap.servers": args.bootstrap,
         "group.id": args.group,
         "client.id": args.client_id,
-        "partition.assignment.strategy": args.strategy,
-        "session.timeout.ms": args.session_timeout_ms,
-        "heartbeat.interval.ms": args.heartbeat_interval_ms,
         "enable.auto.commit": False,
         "enable.auto.offset.store": False,
         "auto.offset.reset": "earliest",
@@ -104,6 +107,13 @@ def main():
         "stats_cb": on_stats,
         "error_cb": lambda err: emit(event="error", error=str(err)),
     }
+    if args.protocol == "consumer":
+        # The coordinator assigns and sets the session and heartbeat interval.
+        conf["group.protocol"] = "consumer"
+    else:
+        conf.update({"partition.assignment.strategy": args.strategy,
+                     "session.timeout.ms": args.session_timeout_ms,
+                     "heartbeat.interval.ms": args.heartbeat_interval_ms})
     if args.instance_id:
         conf["group.instance.id"] = args.instance_id
     if args.debug:

@@ -1,8 +1,10 @@
 """One Kafka request on a raw socket, its body written and its response read
 by a schema: a list of (field, type), where a type is "i8", "i16", "i32",
-"i64", "bool", "str", "nstr" (nullable), "bytes", a list (an array of that
-schema; a one-element list of a type name is an array of that type), or
-("nullable", list) for a nullable array. Flexible versions use compact
+"i64", "bool", "uuid" (16 bytes), "str", "nstr" (nullable), "bytes", a list
+(an array of that schema; a one-element list of a type name is an array of
+that type), ("nullable", list) for a nullable array, ("struct", schema) for
+a nested struct (a dict), or ("nstruct", schema) for a nullable one (None
+or a dict). Flexible versions use compact
 lengths and tagged fields, as the Kafka protocol defines them. Used by the
 tests that check the broker's answers field by field to requests no client
 library sends (duplicates, empty lists), and runnable against any broker."""
@@ -11,7 +13,7 @@ import struct
 
 RECV_TIMEOUT_S = 30
 
-_FIXED = {"i8": ">b", "i16": ">h", "i32": ">i", "i64": ">q", "bool": ">?"}
+_FIXED = {"i8": ">b", "i16": ">h", "i32": ">i", "i64": ">q", "bool": ">?", "uuid": ">16s"}
 
 
 def uvarint(n):
@@ -41,6 +43,12 @@ def _encode_one(typ, v, flexible):
         if flexible:
             return uvarint(len(data) + 1) + data
         return struct.pack(">h" if typ != "bytes" else ">i", len(data)) + data
+    if isinstance(typ, tuple) and typ[0] == "struct":
+        return encode(typ[1], v, flexible)
+    if isinstance(typ, tuple) and typ[0] == "nstruct":
+        if v is None:
+            return struct.pack(">b", -1)
+        return struct.pack(">b", 1) + encode(typ[1], v, flexible)
     if isinstance(typ, tuple):  # ("nullable", element schema)
         if v is None:
             return uvarint(0) if flexible else struct.pack(">i", -1)
@@ -109,6 +117,11 @@ def _decode_one(r, typ):
             return None
         data = r.take(n)
         return data if typ == "bytes" else data.decode()
+    if isinstance(typ, tuple) and typ[0] == "struct":
+        return _decode_struct(r, typ[1])
+    if isinstance(typ, tuple) and typ[0] == "nstruct":
+        (marker,) = struct.unpack(">b", r.take(1))
+        return None if marker < 0 else _decode_struct(r, typ[1])
     if isinstance(typ, tuple):
         typ = typ[1]
     n = r.length(True)

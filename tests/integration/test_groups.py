@@ -272,12 +272,8 @@ class MemberProcessTest(unittest.TestCase):
         if not os.environ.get("STRATA_KEEP_TEST_DIRS"):
             shutil.rmtree(self.workdir, ignore_errors=True)
 
-
-class GroupsTest(MemberProcessTest):
-
-    # helpers
-
     def member(self, name, group, topics, **kw):
+        """A group_member.py member (Debian's confluent-kafka, classic protocol)."""
         m = Member(self.hub, self.broker, self.workdir, name, group, topics, **kw)
         self.members.append(m)
         return m
@@ -291,18 +287,24 @@ class GroupsTest(MemberProcessTest):
     def wait(self, predicate, what, timeout=TIMEOUT_S):
         return self.hub.wait(predicate, timeout, what, self.diag)
 
-    def wait_split(self, members, partitions, what, timeout=TIMEOUT_S):
-        self.wait(lambda: split_of(members, partitions),
-                  "%s: each of %d partitions owned by exactly one of %s" % (
-                      what, len(partitions), [m.name for m in members]), timeout)
-
     def wait_values(self, members, values, what, timeout=TIMEOUT_S):
+        """Until every one of `values` was processed by one of `members`."""
         want = set(values)
-        self.wait(lambda: want <= {v for m in members for v in m.values()},
+        self.wait(lambda: want <= {e["value"] for m in members for e in m.of("message")},
                   "%s: %d produced message(s) processed" % (what, len(want)), timeout)
 
     def wait_exit(self, member, timeout=TIMEOUT_S):
         self.wait(member.exited, "member %s exits" % member.name, timeout)
+
+
+class GroupsTest(MemberProcessTest):
+
+    # helpers
+
+    def wait_split(self, members, partitions, what, timeout=TIMEOUT_S):
+        self.wait(lambda: split_of(members, partitions),
+                  "%s: each of %d partitions owned by exactly one of %s" % (
+                      what, len(partitions), [m.name for m in members]), timeout)
 
     def produce(self, topic, partitions, prefix, n):
         """n messages round-robin over the partitions; returns

@@ -237,9 +237,6 @@ class KafkajsGroupTest(MemberProcessTest):
         lines = [ln for ln in self.broker.log().splitlines() if "group" in ln or "error" in ln or "warn" in ln]
         return "".join(m.diag() for m in self.members) + "--- broker log (tail):\n" + "\n".join(lines[-40:])
 
-    def wait(self, predicate, what, timeout=TIMEOUT_S):
-        return self.hub.wait(predicate, timeout, what, self.diag)
-
     def test_two_members_split_read_commit_and_a_third_run_resumes(self):
         topic, group, n = "js-group-topic", "js-group", 4
         create_topic(self.broker, topic, n)

@@ -5,6 +5,8 @@
 #include "server/kafka/messages/add_partitions_to_txn.h"
 #include "server/kafka/messages/alter_configs.h"
 #include "server/kafka/messages/api_versions.h"
+#include "server/kafka/messages/consumer_group_describe.h"
+#include "server/kafka/messages/consumer_group_heartbeat.h"
 #include "server/kafka/messages/create_partitions.h"
 #include "server/kafka/messages/create_topics.h"
 #include "server/kafka/messages/delete_groups.h"

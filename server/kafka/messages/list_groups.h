@@ -10,11 +10,13 @@ namespace strata::kafka {
 
 struct ListGroupsRequest {
   static constexpr int16_t kApiKey = 16;
-  static constexpr int16_t kMinVersion = 0, kMaxVersion = 4, kFlexibleFrom = 3;
+  static constexpr int16_t kMinVersion = 0, kMaxVersion = 5, kFlexibleFrom = 3;
   std::vector<std::string> states_filter;  // v4+; empty = every state
+  std::vector<std::string> types_filter;   // v5+ ("classic", "consumer"); empty = every type
   template <typename V>
   void visit(V& v) {
     v.field(states_filter, since(4));
+    v.field(types_filter, since(5));
   }
   bool operator==(const ListGroupsRequest&) const = default;
 };
@@ -25,11 +27,13 @@ struct ListGroupsResponse {
     std::string group_id;
     std::string protocol_type;
     std::string group_state;
+    std::string group_type;  // v5+
     template <typename V>
     void visit(V& v) {
       v.field(group_id, kAllVersions);
       v.field(protocol_type, kAllVersions);
       v.field(group_state, since(4));
+      v.field(group_type, since(5));
     }
     bool operator==(const Group&) const = default;
   };

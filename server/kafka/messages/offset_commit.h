@@ -1,4 +1,5 @@
-// OffsetCommit (key 8).
+// OffsetCommit (key 8). v9 is v8 for members of consumer groups (KIP-848):
+// its generation is the member epoch.
 #pragma once
 
 #include <optional>
@@ -11,7 +12,7 @@ namespace strata::kafka {
 
 struct OffsetCommitRequest {
   static constexpr int16_t kApiKey = 8;
-  static constexpr int16_t kMinVersion = 0, kMaxVersion = 8, kFlexibleFrom = 8;
+  static constexpr int16_t kMinVersion = 0, kMaxVersion = 9, kFlexibleFrom = 8;
   struct Partition {
     int32_t partition_index = 0;
     int64_t committed_offset = 0;
