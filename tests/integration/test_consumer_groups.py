@@ -15,8 +15,8 @@ record they process.
      A static member (group.instance.id) restarting gets its partitions
      back and nobody else moves.
   b. the broker's view: ConsumerGroupDescribe (members, epochs, current and
-     target assignment by topic id and name), ListGroups by type, and
-     `strata group describe`.
+     target assignment by topic id and name), ListGroups by type, Kafka's
+     kafka-consumer-groups (ConsumerGroupCommand) and `strata group`.
   c. bad input on the wire: wrong epochs, unknown members, an assignor that
      does not exist, a regex that does not compile, missing fields, a stale
      offset commit, each answered with Kafka's error; regex subscriptions.
@@ -355,6 +355,24 @@ class ConsumerGroupsTest(test_groups.MemberProcessTest):
             [STRATA, "--bootstrap", self.broker.bootstrap, "--json", "group", "list"],
             capture_output=True, text=True, timeout=60, check=True).stdout)
         self.assertIn({"group": group, "type": "consumer", "state": "Stable"}, listed)
+        # Kafka's own tool (its Admin client's ConsumerGroupDescribe, ListGroups v5).
+        tool = ["java", "-cp", os.path.join(self.lib, "*"),
+                "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                "--bootstrap-server", self.broker.bootstrap]
+        out = subprocess.run(tool + ["--describe", "--group", group, "--members", "--verbose"],
+                             capture_output=True, text=True, timeout=180, check=True).stdout
+        rows = [line.split() for line in out.splitlines() if line.startswith(group + " ")]
+        self.assertEqual(sorted(r[3] for r in rows), ["view-java", "view-pypi"], out)
+        for r in rows:
+            self.assertEqual(int(r[4]), len(by_client[r[3]]), out)  # #PARTITIONS
+        out = subprocess.run(tool + ["--describe", "--group", group, "--state"],
+                             capture_output=True, text=True, timeout=180, check=True).stdout
+        [state] = [line.split() for line in out.splitlines() if line.startswith(group + " ")]
+        self.assertIn("Stable", state, out)
+        self.assertIn("uniform", state, out)
+        out = subprocess.run(tool + ["--list", "--type"], capture_output=True, text=True,
+                             timeout=180, check=True).stdout
+        self.assertIn([group, "Consumer"], [line.split()[:2] for line in out.splitlines()], out)
         # Offsets are not reset under a live consumer group's feet.
         r = subprocess.run([STRATA, "--bootstrap", self.broker.bootstrap, "group", "reset-offsets",
                             group, "--topic", topic, "--to-earliest", "--execute"],
