@@ -95,11 +95,14 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
         resp.topics.push_back(describe_topic(*snap, *t, with_ops));
     } else {
       for (const auto& rt : *req.topics) {
+        // v10+: a topic named by its id (Kafka's Java consumer resolves the
+        // ids of a KIP-848 assignment so, with an empty or null name).
+        bool by_id = v >= 10 && rt.topic_id != kafka::kZeroUuid;
         const coordinator::TopicInfo* t = nullptr;
-        if (rt.name) {
-          t = snap->find(*rt.name);
-        } else if (v >= 10) {
+        if (by_id) {
           t = snap->find(rt.topic_id);
+        } else if (rt.name) {
+          t = snap->find(*rt.name);
         }
         if (t != nullptr) {
           resp.topics.push_back(describe_topic(*snap, *t, with_ops));
@@ -108,10 +111,11 @@ void metadata(const RequestContext& ctx, kafka::MetadataRequest req,
         kafka::MetadataResponse::Topic missing;
         missing.name = rt.name;
         missing.topic_id = rt.topic_id;
-        bool bad_name = rt.name && coordinator::invalid_topic_name(*rt.name).has_value();
-        missing.error_code = kafka::code(bad_name  ? kafka::ErrorCode::kInvalidTopicException
-                                         : rt.name ? kafka::ErrorCode::kUnknownTopicOrPartition
-                                                   : kafka::ErrorCode::kUnknownTopicId);
+        bool bad_name = !by_id && rt.name && coordinator::invalid_topic_name(*rt.name).has_value();
+        missing.error_code =
+            kafka::code(bad_name            ? kafka::ErrorCode::kInvalidTopicException
+                        : by_id || !rt.name ? kafka::ErrorCode::kUnknownTopicId
+                                            : kafka::ErrorCode::kUnknownTopicOrPartition);
         resp.topics.push_back(std::move(missing));
       }
     }

@@ -13,7 +13,7 @@ It subscribes and prints one JSON line on stdout (flushed) for each event:
       set and revoke empties it; cooperative-sticky and the consumer
       protocol: assign adds and revoke removes the delta); "t" is the wall
       clock when the callback ran.
-  {"event": "message", "topic", "partition", "offset", "value"}
+  {"event": "message", "topic", "partition", "offset", "value", "t"}
       for every message processed, printed before its offset is committed.
   {"event": "committed", "offsets": [[topic, partition, offset], ...]}
   {"event": "commit_failed", "error": str}
@@ -139,7 +139,7 @@ def main():
                 continue
             value = m.value()
             emit(event="message", topic=m.topic(), partition=m.partition(), offset=m.offset(),
-                 value=None if value is None else value.decode("utf-8", "replace"))
+                 value=None if value is None else value.decode("utf-8", "replace"), t=time.time())
             next_offsets[(m.topic(), m.partition())] = m.offset() + 1
         if next_offsets and args.commit == "sync":
             tps = [TopicPartition(t, p, o) for (t, p), o in sorted(next_offsets.items())]

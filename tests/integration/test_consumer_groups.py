@@ -13,7 +13,9 @@ record they process.
      is consumed; a member's partitions that the churn did not move were
      never revoked from it, and it went on consuming them.
      A static member (group.instance.id) restarting gets its partitions
-     back and nobody else moves.
+     back and nobody else moves. A Java member subscribed by a regex
+     (SubscriptionPattern, resolved by the coordinator) gets every matching
+     topic, and a new one when it is created.
   b. the broker's view: ConsumerGroupDescribe (members, epochs, current and
      target assignment by topic id and name), ListGroups by type, Kafka's
      kafka-consumer-groups (ConsumerGroupCommand) and `strata group`.
@@ -99,6 +101,7 @@ class JavaMember(EventProcess):
     """A GroupMember.java process: the events group_member.py prints."""
 
     def __init__(self, hub, broker, workdir, name, group, topics, lib, instance_id=None):
+        # topics: names, or ["re:<regex>"] for a SubscriptionPattern
         argv = ["java", "-cp", os.path.join(lib, "*"), JAVA_MEMBER, broker.bootstrap, group,
                 "consumer", name, ",".join(topics)] + ([instance_id] if instance_id else [])
         super().__init__(hub, name, argv, workdir)
@@ -379,6 +382,19 @@ class ConsumerGroupsTest(test_groups.MemberProcessTest):
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("active member", r.stderr)
+
+    def test_java_regex_subscription_follows_new_topics(self):
+        create_topic(self.broker, "cg-java-re-a", partitions=2)
+        create_topic(self.broker, "cg-java-re-b", partitions=1)
+        create_topic(self.broker, "cg-java-other", partitions=1)
+        m = self.start("java", "java-re", "cg-java-re", ["re:cg-java-re-.*"])
+        self.wait(lambda: assignment(m) == {("cg-java-re-a", 0), ("cg-java-re-a", 1),
+                                            ("cg-java-re-b", 0)}, "the matching topics assigned")
+        create_topic(self.broker, "cg-java-re-c", partitions=1)
+        self.wait(lambda: ("cg-java-re-c", 0) in assignment(m), "a new matching topic assigned")
+        self.assertNotIn(("cg-java-other", 0), assignment(m))
+        self.assertEqual(self.describe_group("cg-java-re")["members"][0]["subscribed_topic_regex"],
+                         "cg-java-re-.*")
 
     # -- c. the wire ------------------------------------------------------------
 

@@ -3,8 +3,10 @@
 // client's jars (bench/fetch_kafka.sh) on the class path:
 //
 //   java -cp '<cache>/lib/*' tests/java/GroupMember.java <bootstrap> <group> <protocol> \
-//       <client-id> <topic>[,<topic>...] [<instance-id>]
+//       <client-id> <topic>[,<topic>...]|re:<regex> [<instance-id>]
 //
+// "re:<regex>" subscribes with a SubscriptionPattern: the coordinator
+// resolves the regular expression (KIP-848, consumer protocol only).
 // <protocol> is "consumer" (KIP-848) or "classic". It prints the events
 // tests/integration/group_member.py prints, one JSON object a line:
 //
@@ -33,6 +35,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -106,7 +109,7 @@ public class GroupMember {
     List<TopicPartition> ownedParts = new ArrayList<>();
     try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
       emit("{\"event\":\"started\"}");
-      consumer.subscribe(topics, new ConsumerRebalanceListener() {
+      ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
         void change(String kind, Collection<TopicPartition> delta) {
           if (kind.equals("assign")) {
             ownedParts.addAll(delta);
@@ -132,7 +135,12 @@ public class GroupMember {
         public void onPartitionsLost(Collection<TopicPartition> parts) {
           change("lost", parts);
         }
-      });
+      };
+      if (args[4].startsWith("re:")) {
+        consumer.subscribe(new SubscriptionPattern(args[4].substring(3)), listener);
+      } else {
+        consumer.subscribe(topics, listener);
+      }
       while (!closing.get()) {
         Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
         for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(100))) {
