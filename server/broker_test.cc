@@ -1388,9 +1388,19 @@ TEST_F(BrokerTest, ATransactionCommitsThroughItsCoordinatorAndFencesOlderEpochs)
 
   kafka::DescribeTransactionsRequest dreq;
   dreq.transactional_ids = {id, "nobody"};
-  auto described =
-      client_->call<kafka::DescribeTransactionsRequest, kafka::DescribeTransactionsResponse>(dreq,
-                                                                                             0);
+  auto describe = [&] {
+    return client_->call<kafka::DescribeTransactionsRequest, kafka::DescribeTransactionsResponse>(
+        dreq, 0);
+  };
+  // The coordinator completes the commit once the markers' writes are
+  // acknowledged, a moment after they are stable.
+  auto described = describe();
+  for (int i = 0; i < 500 && !described.transaction_states.empty() &&
+                  described.transaction_states[0].transaction_state != "CompleteCommit";
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    described = describe();
+  }
   ASSERT_EQ(described.transaction_states.size(), 2u);
   EXPECT_EQ(described.transaction_states[0].transaction_state, "CompleteCommit");
   EXPECT_EQ(described.transaction_states[0].producer_id, p.producer_id);
