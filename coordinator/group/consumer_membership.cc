@@ -56,12 +56,6 @@ Assignment filter(const Assignment& a, const Assignment& b, bool keep) {
   return out;
 }
 
-// Whether `topic` is one the member subscribes to, by name or by regex.
-bool subscribes(const std::vector<std::string>& names, const RE2* regex, const std::string& topic) {
-  if (std::binary_search(names.begin(), names.end(), topic)) return true;
-  return regex != nullptr && RE2::FullMatch(topic, *regex);
-}
-
 std::unique_ptr<RE2> compile(const std::optional<std::string>& pattern) {
   if (!pattern || pattern->empty()) return nullptr;
   RE2::Options options;
@@ -168,7 +162,7 @@ void GroupCoordinator::consumer_heartbeat(ConsumerHeartbeatArgs args,
       ConsumerMember& m = it->second;
       m.left_static = true;
       m.epoch = -2;
-      if (m.revocation_timer) timers_.cancel(std::exchange(m.revocation_timer, 0));
+      cancel_revocation(m);
       schedule_consumer_session(*g, m);
       spdlog::info("group {}: static member {} ({}) left for now", g->id, id, *m.instance_id);
     } else {
@@ -264,12 +258,9 @@ Result<GroupCoordinator::ConsumerMember*> GroupCoordinator::consumer_join(
   if (auto it = cg.members.find(id); it != cg.members.end()) {
     // A member joining again under its id: whatever it owned, it has lost.
     ConsumerMember& m = it->second;
-    release(cg, id, m.assigned);
-    release(cg, id, m.revoking);
-    m.assigned.clear();
-    m.revoking.clear();
+    release_all(cg, m);
     m.left_static = false;
-    if (m.revocation_timer) timers_.cancel(std::exchange(m.revocation_timer, 0));
+    cancel_revocation(m);
     m.previous_epoch = -1;
     m.epoch = 0;
     m.state = ConsumerMember::State::kStable;
@@ -304,8 +295,11 @@ bool GroupCoordinator::update_consumer_member(ConsumerMember& m, const ConsumerH
   if (a.subscribed_topic_regex) {
     std::optional<std::string> regex;
     if (!a.subscribed_topic_regex->empty()) regex = a.subscribed_topic_regex;
-    changed |= regex != m.subscribed_regex;
-    m.subscribed_regex = std::move(regex);
+    if (regex != m.subscribed_regex) {
+      changed = true;
+      m.compiled_regex = compile(regex);
+      m.subscribed_regex = std::move(regex);
+    }
   }
   if (a.server_assignor && a.server_assignor != m.server_assignor) {
     changed = true;
@@ -314,18 +308,18 @@ bool GroupCoordinator::update_consumer_member(ConsumerMember& m, const ConsumerH
   return changed;
 }
 
+// Whether `topic` is one `m` subscribes to, by name or by regex.
+bool GroupCoordinator::subscribes(const ConsumerMember& m, const std::string& topic) {
+  if (std::binary_search(m.subscribed_names.begin(), m.subscribed_names.end(), topic)) return true;
+  return m.compiled_regex != nullptr && RE2::FullMatch(topic, *m.compiled_regex);
+}
+
 std::vector<TopicMeta> GroupCoordinator::consumer_subscribed_topics(const ConsumerGroup& cg) const {
-  std::vector<std::pair<const ConsumerMember*, std::unique_ptr<RE2>>> subs;
-  for (const auto& [id, m] : cg.members)
-    subs.emplace_back(&m, compile(m.subscribed_regex));
   std::vector<TopicMeta> out;
   for (auto& t : topics_()) {
-    for (const auto& [m, re] : subs) {
-      if (subscribes(m->subscribed_names, re.get(), t.name)) {
-        out.push_back(std::move(t));
-        break;
-      }
-    }
+    bool wanted = std::any_of(cg.members.begin(), cg.members.end(),
+                              [&](const auto& kv) { return subscribes(kv.second, t.name); });
+    if (wanted) out.push_back(std::move(t));
   }
   std::sort(out.begin(), out.end(),
             [](const TopicMeta& a, const TopicMeta& b) { return a.name < b.name; });
@@ -357,9 +351,8 @@ void GroupCoordinator::refresh_consumer_target(Group& g, bool changed) {
   for (const auto& [id, m] : cg.members) {
     AssignorMember am;
     am.id = id;
-    auto re = compile(m.subscribed_regex);
     for (const auto& t : cg.subscribed_topics)
-      if (subscribes(m.subscribed_names, re.get(), t.name)) am.subscribed.insert(t.id);
+      if (subscribes(m, t.name)) am.subscribed.insert(t.id);
     if (auto it = cg.target.find(id); it != cg.target.end()) am.current = it->second;
     members.push_back(std::move(am));
   }
@@ -383,7 +376,7 @@ void GroupCoordinator::reconcile(Group& g, ConsumerMember& m,
     if (!owned || intersects(*owned, m.revoking)) return;  // still revoking
     release(cg, m.id, m.revoking);
     m.revoking.clear();
-    if (m.revocation_timer) timers_.cancel(std::exchange(m.revocation_timer, 0));
+    cancel_revocation(m);
     m.state = State::kStable;
   }
   if (m.epoch == cg.assignment_epoch && m.state == State::kStable) return;
@@ -438,9 +431,20 @@ void GroupCoordinator::release(ConsumerGroup& cg, const std::string& member_id,
   }
 }
 
+void GroupCoordinator::release_all(ConsumerGroup& cg, ConsumerMember& m) {
+  release(cg, m.id, m.assigned);
+  release(cg, m.id, m.revoking);
+  m.assigned.clear();
+  m.revoking.clear();
+}
+
+void GroupCoordinator::cancel_revocation(ConsumerMember& m) {
+  if (m.revocation_timer) timers_.cancel(std::exchange(m.revocation_timer, 0));
+}
+
 void GroupCoordinator::cancel_consumer_timers(ConsumerMember& m) {
   if (m.session_timer) timers_.cancel(std::exchange(m.session_timer, 0));
-  if (m.revocation_timer) timers_.cancel(std::exchange(m.revocation_timer, 0));
+  cancel_revocation(m);
 }
 
 void GroupCoordinator::remove_consumer_member(Group& g, const std::string& member_id,
@@ -450,8 +454,7 @@ void GroupCoordinator::remove_consumer_member(Group& g, const std::string& membe
   if (it == cg.members.end()) return;
   ConsumerMember& m = it->second;
   cancel_consumer_timers(m);
-  release(cg, member_id, m.assigned);
-  release(cg, member_id, m.revoking);
+  release_all(cg, m);
   if (m.instance_id) {
     auto s = cg.static_members.find(*m.instance_id);
     if (s != cg.static_members.end() && s->second == member_id) cg.static_members.erase(s);

@@ -123,7 +123,10 @@ class GroupCoordinator {
   std::vector<TopicMeta> consumer_subscribed_topics(const ConsumerGroup& cg) const;
   void refresh_consumer_target(Group& g, bool changed);
   void reconcile(Group& g, ConsumerMember& m, const std::optional<Assignment>& owned);
+  static bool subscribes(const ConsumerMember& m, const std::string& topic);
   void release(ConsumerGroup& cg, const std::string& member_id, const Assignment& partitions);
+  void release_all(ConsumerGroup& cg, ConsumerMember& m);  // its assigned and revoking
+  void cancel_revocation(ConsumerMember& m);
   void remove_consumer_member(Group& g, const std::string& member_id, const char* why);
   void schedule_consumer_session(Group& g, ConsumerMember& m);
   void cancel_consumer_timers(ConsumerMember& m);

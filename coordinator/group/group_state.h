@@ -8,12 +8,17 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "coordinator/group/group_coordinator.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace strata::coordinator {
 
@@ -56,6 +61,7 @@ struct GroupCoordinator::ConsumerMember {
   int32_t rebalance_timeout_ms = 0;
   std::vector<std::string> subscribed_names;  // sorted
   std::optional<std::string> subscribed_regex;
+  std::shared_ptr<const re2::RE2> compiled_regex;  // subscribed_regex, compiled once
   std::optional<std::string> server_assignor;
   int32_t epoch = 0;
   int32_t previous_epoch = -1;
