@@ -1,10 +1,8 @@
 // strata group list|describe|lag|reset-offsets|delete
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
-#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -79,50 +77,39 @@ struct Description {
 // the coordinator found again, while it moves or loads, until --timeout.
 Result<std::optional<Description>> describe_consumer_group(const Globals& g,
                                                            const std::string& group) {
-  using kafka::ErrorCode;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(g.timeout_ms());
-  while (true) {
-    auto where = coordinator_of(g, group, 0);
-    Error moving = where ? Error(Errc::kUnavailable, "") : where.error();
-    if (where) {
-      kafka::ConsumerGroupDescribeRequest req;
-      req.group_ids = {group};
-      auto resp =
-          wire_call<kafka::ConsumerGroupDescribeRequest, kafka::ConsumerGroupDescribeResponse>(
-              g, *where, req, 0);
-      // A broker without the API (before Kafka 3.7) has only classic groups.
-      if (!resp) return std::optional<Description>();
-      if (resp->groups.size() != 1) {
-        return Error(Errc::kIoError, "ConsumerGroupDescribe: not one answer for one group");
-      }
-      auto& cg = resp->groups[0];
-      if (cg.error_code == kafka::code(ErrorCode::kGroupIdNotFound)) {
-        return std::optional<Description>();
-      }
-      if (cg.error_code == 0) {
-        Description d;
-        d.type = "consumer";
-        d.state = cg.group_state;
-        d.assignor = cg.assignor_name;
-        d.epoch = cg.group_epoch;
-        for (auto& m : cg.members) {
-          Member mem{m.member_id, m.client_id, m.client_host, m.instance_id, m.member_epoch, {}};
-          for (const auto& tp : m.assignment.topic_partitions)
-            for (int32_t p : tp.partitions)
-              mem.assignment.emplace_back(tp.topic_name, p);
-          std::sort(mem.assignment.begin(), mem.assignment.end());
-          d.members.push_back(std::move(mem));
-        }
-        return std::optional<Description>(std::move(d));
-      }
-      moving = broker_error(cg.error_code, "group '" + group + "'");
-      if (!coordinator_moving(cg.error_code)) return moving;
-    } else if (where.error().code() != Errc::kUnavailable) {
-      return where.error();
+  using Found = std::optional<Description>;
+  return at_coordinator<Found>(g, group, 0, [&](const std::string& where) -> Result<Found> {
+    kafka::ConsumerGroupDescribeRequest req;
+    req.group_ids = {group};
+    auto resp =
+        wire_call<kafka::ConsumerGroupDescribeRequest, kafka::ConsumerGroupDescribeResponse>(
+            g, where, req, 0);
+    // A broker without the API (before Kafka 3.7) has only classic groups.
+    if (!resp) return Found();
+    if (resp->groups.size() != 1) {
+      return Error(Errc::kIoError, "ConsumerGroupDescribe: not one answer for one group");
     }
-    if (std::chrono::steady_clock::now() >= deadline) return moving;
-    std::this_thread::sleep_for(kCoordinatorRetryBackoff);
-  }
+    auto& cg = resp->groups[0];
+    if (cg.error_code == kafka::code(kafka::ErrorCode::kGroupIdNotFound)) return Found();
+    if (cg.error_code != 0) {
+      Error e = broker_error(cg.error_code, "group '" + group + "'");
+      return coordinator_moving(cg.error_code) ? Error(Errc::kUnavailable, e.message()) : e;
+    }
+    Description d;
+    d.type = "consumer";
+    d.state = cg.group_state;
+    d.assignor = cg.assignor_name;
+    d.epoch = cg.group_epoch;
+    for (auto& m : cg.members) {
+      Member mem{m.member_id, m.client_id, m.client_host, m.instance_id, m.member_epoch, {}};
+      for (const auto& tp : m.assignment.topic_partitions)
+        for (int32_t p : tp.partitions)
+          mem.assignment.emplace_back(tp.topic_name, p);
+      std::sort(mem.assignment.begin(), mem.assignment.end());
+      d.members.push_back(std::move(mem));
+    }
+    return Found(std::move(d));
+  });
 }
 
 // Either kind of group: a consumer group's own description, else the

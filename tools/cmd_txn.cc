@@ -4,9 +4,7 @@
 // partition's leader, and WriteTxnMarkers to abort a hanging transaction
 // by hand, as kafka-transactions.sh abort does).
 #include <algorithm>
-#include <chrono>
 #include <map>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -57,38 +55,29 @@ Status list(const Globals& g, const std::vector<std::string>& states) {
   return ok_status();
 }
 
-// `id`'s state from its coordinator, asked again (the coordinator found
-// again) while it is moving or loading — after a broker's restart — until
-// --timeout.
+// `id`'s state from its coordinator (at_coordinator: asked again while it
+// moves or loads).
 Result<kafka::DescribeTransactionsResponse::TransactionState> describe_one(const Globals& g,
                                                                            const std::string& id) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(g.timeout_ms());
-  while (true) {
-    auto where = coordinator_of(g, id, 1);
-    Error moving = where ? Error(Errc::kUnavailable, "") : where.error();
-    if (where) {
-      kafka::DescribeTransactionsRequest req;
-      req.transactional_ids = {id};
-      STRATA_ASSIGN_OR_RETURN(
-          auto resp,
-          (wire_call<kafka::DescribeTransactionsRequest, kafka::DescribeTransactionsResponse>(
-              g, *where, req, 0)));
-      if (resp.transaction_states.size() != 1) {
-        return Error(Errc::kIoError, "DescribeTransactions: not one answer for one id");
-      }
-      auto& s = resp.transaction_states[0];
-      if (s.error_code == kafka::code(kafka::ErrorCode::kTransactionalIdNotFound)) {
-        return Error(Errc::kNotFound, "transactional id '" + id + "' does not exist");
-      }
-      if (s.error_code == 0) return std::move(s);
-      moving = broker_error(s.error_code, "transactional id '" + id + "'");
-      if (!coordinator_moving(s.error_code)) return moving;
-    } else if (where.error().code() != Errc::kUnavailable) {
-      return where.error();
+  using State = kafka::DescribeTransactionsResponse::TransactionState;
+  return at_coordinator<State>(g, id, 1, [&](const std::string& where) -> Result<State> {
+    kafka::DescribeTransactionsRequest req;
+    req.transactional_ids = {id};
+    STRATA_ASSIGN_OR_RETURN(
+        auto resp,
+        (wire_call<kafka::DescribeTransactionsRequest, kafka::DescribeTransactionsResponse>(
+            g, where, req, 0)));
+    if (resp.transaction_states.size() != 1) {
+      return Error(Errc::kIoError, "DescribeTransactions: not one answer for one id");
     }
-    if (std::chrono::steady_clock::now() >= deadline) return moving;
-    std::this_thread::sleep_for(kCoordinatorRetryBackoff);
-  }
+    auto& s = resp.transaction_states[0];
+    if (s.error_code == kafka::code(kafka::ErrorCode::kTransactionalIdNotFound)) {
+      return Error(Errc::kNotFound, "transactional id '" + id + "' does not exist");
+    }
+    if (s.error_code == 0) return std::move(s);
+    Error e = broker_error(s.error_code, "transactional id '" + id + "'");
+    return coordinator_moving(s.error_code) ? Error(Errc::kUnavailable, e.message()) : e;
+  });
 }
 
 Status describe(const Globals& g, const std::vector<std::string>& ids) {

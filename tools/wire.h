@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "base/result.h"
 #include "base/shared_bytes.h"
@@ -40,6 +41,24 @@ bool coordinator_moving(int16_t code);
 // bootstrap broker; key type 0 a group, 1 a transactional id);
 // kUnavailable while there is none yet.
 Result<std::string> coordinator_of(const Globals& g, const std::string& key, int8_t key_type);
+
+// `ask(coordinator)` at the coordinator of `key`, asked again (the
+// coordinator found again) while it is moving or loading — after a broker's
+// restart — until --timeout. `ask` returns kUnavailable for "moving"
+// (coordinator_moving's codes); any other answer is final.
+template <typename T, typename Ask>
+Result<T> at_coordinator(const Globals& g, const std::string& key, int8_t key_type, Ask ask) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(g.timeout_ms());
+  while (true) {
+    auto where = coordinator_of(g, key, key_type);
+    Result<T> r = where ? ask(*where) : Result<T>(where.error());
+    if (r.ok() || r.error().code() != Errc::kUnavailable ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return r;
+    }
+    std::this_thread::sleep_for(kCoordinatorRetryBackoff);
+  }
+}
 
 // Sends a whole request frame to `hostport` and returns the response frame
 // without its size prefix (from the correlation id on).
